@@ -1,0 +1,28 @@
+# Two entry points (README): `make demo` and `make test`. Both build .venv from scratch.
+# torch==2.13.0 (test-only oracle) installs the CPU wheel that pip finds on this kind of machine.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: demo test bench clean
+
+$(VENV)/.base: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -e .
+	touch $@
+
+$(VENV)/.test: $(VENV)/.base
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+demo: $(VENV)/.base
+	$(PY) examples/demo.py
+
+test: $(VENV)/.test
+	$(PY) -m pytest tests
+
+bench: $(VENV)/.test
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) *.egg-info

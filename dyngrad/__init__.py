@@ -1,0 +1,54 @@
+"""dyngrad: PyTorch's tensor and autograd system, in plain Python on NumPy.
+
+``import dyngrad as torch`` runs ordinary PyTorch code; see README.md for what is covered.
+"""
+from __future__ import annotations
+
+from . import _dtypes
+from ._dtypes import (  # noqa: F401
+    bool_ as bool, uint8, int8, int16, int32, int64, float16, float32, float64,
+    complex64, complex128, dtype, finfo, iinfo, get_default_dtype,
+)
+from ._device import device  # noqa: F401
+from ._promotion import promote_types, result_type, can_cast  # noqa: F401
+from ._tensor import (  # noqa: F401
+    Tensor, contiguous_format, channels_last, channels_last_3d, preserve_format,
+)
+from ._utils import Size, broadcast_shapes  # noqa: F401
+from .autograd.grad_mode import (  # noqa: F401
+    no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
+    is_inference_mode_enabled,
+)
+from . import ops as _ops
+from ._tensor import install_methods as _install_methods
+
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
+cfloat, cdouble = complex64, complex128
+
+
+class _Layout:
+    def __repr__(self):
+        return "torch.strided"
+
+
+strided = _Layout()
+__version__ = "0.1.0"
+
+
+def set_default_dtype(d) -> None:
+    """Set the dtype of Python floats in new tensors (float32 or float64, as torch)."""
+    _dtypes.set_default_dtype(d)
+    _ops._registry.clear_dtype_caches()
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input) -> int:
+    return input.numel()
+
+
+globals().update(_ops.FUNCTIONS)
+_install_methods(_ops.METHODS)

@@ -1,0 +1,167 @@
+"""dtype objects with torch's names, their NumPy counterparts, finfo/iinfo and the default dtype.
+
+A dyngrad ``dtype`` prints as torch's does (``torch.float32``) so that reprs and error messages
+read exactly like PyTorch's. Tensors keep their values in NumPy arrays; ``to_np`` and
+``from_np`` translate between the two worlds.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+# Categories, in torch's promotion order: bool < integer < floating < complex.
+BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
+
+
+class dtype:
+    """A tensor element type (``dyngrad.float32`` …); mirrors ``torch.dtype``."""
+
+    __slots__ = ("name", "np", "itemsize", "category", "is_signed", "_legacy", "abbr")
+
+    def __init__(self, name: str, np_dtype, category: int, legacy: str, abbr: str):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self.category = category
+        self.is_signed = name not in ("bool", "uint8")
+        self._legacy = legacy  # torch.FloatTensor style name, used in error messages
+        self.abbr = abbr
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.category == FLOAT
+
+    @property
+    def is_complex(self) -> bool:
+        return self.category == COMPLEX
+
+    def to_complex(self) -> "dtype":
+        return {float16: complex32, float32: complex64, float64: complex128}.get(self, self)
+
+    def to_real(self) -> "dtype":
+        return {complex32: float16, complex64: float32, complex128: float64}.get(self, self)
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+
+bool_ = dtype("bool", np.bool_, BOOL, "Bool", "b1")
+uint8 = dtype("uint8", np.uint8, INT, "Byte", "u1")
+int8 = dtype("int8", np.int8, INT, "Char", "i1")
+int16 = dtype("int16", np.int16, INT, "Short", "i2")
+int32 = dtype("int32", np.int32, INT, "Int", "i4")
+int64 = dtype("int64", np.int64, INT, "Long", "i8")
+float16 = dtype("float16", np.float16, FLOAT, "Half", "f2")
+float32 = dtype("float32", np.float32, FLOAT, "Float", "f4")
+float64 = dtype("float64", np.float64, FLOAT, "Double", "f8")
+# complex32 exists in torch but NumPy has no such type: it is declared for names only.
+complex32 = None  # type: ignore[assignment]
+complex64 = dtype("complex64", np.complex64, COMPLEX, "ComplexFloat", "c8")
+complex128 = dtype("complex128", np.complex128, COMPLEX, "ComplexDouble", "c16")
+
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64,
+              complex64, complex128)
+
+# Fast lookups from NumPy dtypes (and their scalar types) to ours.
+_FROM_NP: dict = {}
+for _d in ALL_DTYPES:
+    _FROM_NP[_d.np] = _d
+    _FROM_NP[_d.np.type] = _d
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+
+
+def _by_name(name: str) -> dtype:
+    return _BY_NAME[name]
+
+
+def from_np(np_dtype) -> dtype:
+    """The dyngrad dtype of a NumPy dtype; TypeError for types torch does not have."""
+    try:
+        return _FROM_NP[np_dtype]
+    except KeyError:
+        d = np.dtype(np_dtype)
+        if d in _FROM_NP:
+            return _FROM_NP[d]
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{d.name}. The only supported types are: "
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+            "uint8, and bool.") from None
+
+
+def to_np(d: dtype) -> np.dtype:
+    return d.np
+
+
+# ---------------------------------------------------------------------------------------------
+# Default dtype (torch.set_default_dtype / get_default_dtype)
+# ---------------------------------------------------------------------------------------------
+class _Defaults:
+    float = float32
+    complex = complex64
+
+
+_defaults = _Defaults()
+
+
+def get_default_dtype() -> dtype:
+    """The dtype given to Python floats (``float32`` unless changed)."""
+    return _defaults.float
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the floating dtype used for Python floats; only float32 and float64, as torch."""
+    if not isinstance(d, dtype) or d.category != FLOAT:
+        raise TypeError("only floating-point types are supported as the default type")
+    _defaults.float = d
+    _defaults.complex = complex128 if d is float64 else complex64
+
+
+def get_default_complex_dtype() -> dtype:
+    return _defaults.complex
+
+
+# ---------------------------------------------------------------------------------------------
+# finfo / iinfo with torch's repr
+# ---------------------------------------------------------------------------------------------
+class finfo:
+    """Machine limits of a floating dtype, as ``torch.finfo``."""
+
+    def __init__(self, type: dtype | None = None):
+        type = type or get_default_dtype()
+        if type.category not in (FLOAT, COMPLEX):
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
+        info = np.finfo(type.to_real().np)
+        self.dtype = type.to_real().name
+        self.bits = info.bits
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = float(info.resolution)
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Machine limits of an integer dtype, as ``torch.iinfo``."""
+
+    def __init__(self, type: dtype):
+        if type.category not in (INT, BOOL) or type is bool_:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
+                            "handle 'torch.iinfo'")
+        info = np.iinfo(type.np)
+        self.bits = info.bits
+        self.max = int(info.max)
+        self.min = int(info.min)
+        self.dtype = type.name
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

@@ -1,0 +1,507 @@
+"""Tensor: metadata over a strided view of a Storage, Python operators, and methods that
+forward to ops. No math lives here (STYLE.md §1): every computation goes through the dispatcher.
+
+A Tensor is (storage, shape, stride, storage_offset, dtype), exactly like torch's TensorImpl.
+``_data`` is the NumPy view of the storage with those strides: the compute handle kernels use.
+A tensor fresh from an op owns its array and creates its Storage lazily, the first time
+anything needs it (a view, ``untyped_storage()``, an in-place version bump).
+"""
+from __future__ import annotations
+
+import warnings
+
+from . import _dtypes as D
+from ._device import CPU
+from ._storage import Storage
+from ._utils import Size, canonical_dim, contiguous_strides
+from .autograd import grad_mode as _gm
+from .backends import numpy_backend as _npb
+
+_grad_state = _gm._state
+_new = object.__new__
+
+
+class _MemoryFormat:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return self.name
+
+
+contiguous_format = _MemoryFormat("contiguous_format")
+channels_last = _MemoryFormat("channels_last")
+channels_last_3d = _MemoryFormat("channels_last_3d")
+preserve_format = _MemoryFormat("preserve_format")
+
+
+def channels_last_strides(shape) -> tuple:
+    """NHWC strides for an NCHW shape (NDHWC for 5-d), as torch computes them."""
+    if len(shape) == 4:
+        n, c, h, w = shape
+        c_, w_, h_ = 1, max(c, 1), max(c, 1) * max(w, 1)
+        return (h_ * max(h, 1), c_, h_, w_)
+    if len(shape) == 5:
+        n, c, d, h, w = shape
+        c_ = 1
+        w_ = max(c, 1)
+        h_ = w_ * max(w, 1)
+        d_ = h_ * max(h, 1)
+        return (d_ * max(d, 1), c_, d_, h_, w_)
+    raise RuntimeError("required rank 4 tensor to use channels_last format")
+
+
+def _strides_match(shape, stride, expected) -> bool:
+    """torch's contiguity test: strides agree on every dim of size > 1."""
+    for n, s, e in zip(shape, stride, expected):
+        if n != 1 and s != e:
+            return False
+    return True
+
+
+class Tensor:
+    """A multi-dimensional array with autograd support, mirroring ``torch.Tensor``."""
+
+    __slots__ = ("_data", "_storage", "_offset", "_requires_grad", "grad_fn", "_grad",
+                 "_base", "_retains_grad", "_backward_hooks", "_output_nr", "_is_inference",
+                 "_post_accumulate_grad_hooks", "_view_fn", "__weakref__", "__dict__")
+
+    # Tensor() / Tensor(data) / Tensor(*sizes): torch's legacy constructor (default dtype).
+    def __new__(cls, *args, **kwargs):
+        from .ops import creation
+        if len(args) == 1 and not isinstance(args[0], int):
+            src = creation.tensor(args[0], dtype=D.get_default_dtype())
+        else:
+            src = creation.empty(*args, dtype=D.get_default_dtype())
+        t = _new(cls)
+        _init_from(t, src._data)
+        return t
+
+    # -- metadata ------------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[canonical_dim(dim, self._data.ndim)]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    def stride(self, dim: int | None = None):
+        itemsize = self._data.itemsize
+        strides = tuple(s // itemsize for s in self._data.strides)
+        if dim is None:
+            return strides
+        return strides[canonical_dim(dim, self._data.ndim)]
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    @property
+    def dtype(self) -> D.dtype:
+        return D._FROM_NP[self._data.dtype]
+
+    @property
+    def device(self):
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def is_cpu(self) -> bool:
+        return True
+
+    @property
+    def layout(self):
+        from . import strided
+        return strided
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return self._data.dtype.kind == "c"
+
+    def is_signed(self) -> bool:
+        return self.dtype.is_signed
+
+    def get_device(self) -> int:
+        return -1
+
+    def is_contiguous(self, memory_format=contiguous_format) -> bool:
+        shape = self._data.shape
+        if memory_format is contiguous_format:
+            return self._data.size < 2 or _strides_match(shape, self.stride(),
+                                                         contiguous_strides(shape))
+        if memory_format is channels_last or memory_format is channels_last_3d:
+            want = 4 if memory_format is channels_last else 5
+            if len(shape) != want:
+                return False
+            return self._data.size < 2 or _strides_match(shape, self.stride(),
+                                                         channels_last_strides(shape))
+        raise RuntimeError(f"Unsupported memory format {memory_format}")
+
+    # -- storage -------------------------------------------------------------------------------
+    def _storage_obj(self) -> Storage:
+        """This tensor's Storage, created on first use (see module docstring)."""
+        st = self._storage
+        if st is None:
+            st = self._storage = Storage(_npb.flat_buffer(self._data), CPU)
+        return st
+
+    def untyped_storage(self) -> Storage:
+        return self._storage_obj()
+
+    def data_ptr(self) -> int:
+        return _npb.data_ptr(self._data)
+
+    @property
+    def _version(self) -> int:
+        st = self._storage
+        return 0 if st is None else st.version
+
+    def _bump_version(self) -> None:
+        self._storage_obj().version += 1
+
+    def _check_writeable(self) -> None:
+        """torch refuses in-place writes through a tensor whose elements overlap (expand)."""
+        data = self._data
+        if data.size > 1:
+            for n, s in zip(data.shape, data.strides):
+                if s == 0 and n > 1:
+                    raise RuntimeError(
+                        "unsupported operation: more than one element of the written-to tensor "
+                        "refers to a single memory location. Please clone() the tensor before "
+                        "performing the operation.")
+
+    def _make_view(self, shape, stride, offset: int) -> "Tensor":
+        """A tensor sharing this one's storage with the given geometry (in elements)."""
+        st = self._storage_obj()
+        v = _new(type(self) if type(self) is Tensor else Tensor)
+        v._data = _npb.strided(st.buffer, shape, stride, offset)
+        v._storage = st
+        v._offset = offset
+        v._requires_grad = False
+        v.grad_fn = None
+        base = getattr(self, "_base", None)
+        v._base = self if base is None else base
+        return v
+
+    # -- autograd-facing attributes (the engine comes with the autograd core) -----------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if value and self._data.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        g = getattr(self, "_grad", None)
+        if g is None and self.grad_fn is not None and not getattr(self, "_retains_grad", False):
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                "mistake, make sure you access the leaf Tensor instead. See "
+                "github.com/pytorch/pytorch/pull/30531 for more informations. (Triggered "
+                "internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:499.)",
+                UserWarning, stacklevel=2)
+        return g
+
+    @grad.setter
+    def grad(self, value) -> None:
+        self._grad = value
+
+    @property
+    def _base_or_none(self):
+        return getattr(self, "_base", None)
+
+    @property
+    def is_inference(self):
+        return getattr(self, "_is_inference", False)
+
+    def detach(self) -> "Tensor":
+        """A new leaf sharing storage and version counter with this tensor."""
+        st = self._storage_obj()
+        t = _new(Tensor)
+        t._data = self._data
+        t._storage = st
+        t._offset = self._offset
+        t._requires_grad = False
+        t.grad_fn = None
+        return t
+
+    @property
+    def data(self) -> "Tensor":
+        """An alias of the values with its own version counter (see Note [Version counters])."""
+        st = self._storage_obj()
+        t = _new(Tensor)
+        t._data = self._data
+        t._storage = Storage(st.buffer, st.device)
+        t._offset = self._offset
+        t._requires_grad = False
+        t.grad_fn = None
+        return t
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        self._data = value._data
+        self._storage = value._storage_obj()
+        self._offset = value._offset
+
+    # -- conversion to Python and NumPy -----------------------------------------------------
+    def numpy(self, *, force: bool = False):
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self._data
+        if dtype is not None and arr.dtype != dtype:
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return self._data.reshape(-1)[0].item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __float__(self) -> float:
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return float(self.item().real if self.is_complex() else self.item())
+
+    def __int__(self) -> int:
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return int(self.item())
+
+    def __complex__(self) -> complex:
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return complex(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        from ._tensor_str import _str
+        return _str(self, tensor_contents=tensor_contents)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (self._data.copy(), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        t = _wrap(self._data.copy())
+        t._requires_grad = self._requires_grad
+        memo[id(self)] = t
+        return t
+
+    __array_priority__ = 1000  # numpy defers `ndarray op Tensor` to the Tensor's reflected op
+
+    # -- Python operators (each a one-line dispatch; see ops/) -------------------------------
+    def __add__(self, other): return _ops.add(self, other)
+    def __radd__(self, other): return _ops.add(other, self)
+    def __iadd__(self, other): return _ops.add_(self, other)
+    def __sub__(self, other): return _ops.sub(self, other)
+    def __rsub__(self, other): return _ops.sub(other, self)
+    def __isub__(self, other): return _ops.sub_(self, other)
+    def __mul__(self, other): return _ops.mul(self, other)
+    def __rmul__(self, other): return _ops.mul(other, self)
+    def __imul__(self, other): return _ops.mul_(self, other)
+    def __truediv__(self, other): return _ops.div(self, other)
+    def __rtruediv__(self, other): return _ops.div(other, self)
+    def __itruediv__(self, other): return _ops.div_(self, other)
+    def __floordiv__(self, other): return _ops.floor_divide(self, other)
+    def __rfloordiv__(self, other): return _ops.floor_divide(other, self)
+    def __ifloordiv__(self, other): return _ops.floor_divide_(self, other)
+    def __mod__(self, other): return _ops.remainder(self, other)
+    def __rmod__(self, other): return _ops.remainder(other, self)
+    def __imod__(self, other): return _ops.remainder_(self, other)
+    def __pow__(self, other): return _ops.pow(self, other)
+    def __rpow__(self, other): return _ops.pow(other, self)
+    def __ipow__(self, other): return _ops.pow_(self, other)
+    def __matmul__(self, other): return _ops.matmul(self, other)
+    def __rmatmul__(self, other): return _ops.matmul(other, self)
+    def __and__(self, other): return _ops.bitwise_and(self, other)
+    def __rand__(self, other): return _ops.bitwise_and(other, self)
+    def __iand__(self, other): return _ops.bitwise_and_(self, other)
+    def __or__(self, other): return _ops.bitwise_or(self, other)
+    def __ror__(self, other): return _ops.bitwise_or(other, self)
+    def __ior__(self, other): return _ops.bitwise_or_(self, other)
+    def __xor__(self, other): return _ops.bitwise_xor(self, other)
+    def __rxor__(self, other): return _ops.bitwise_xor(other, self)
+    def __ixor__(self, other): return _ops.bitwise_xor_(self, other)
+    def __lshift__(self, other): return _ops.bitwise_left_shift(self, other)
+    def __rlshift__(self, other): return _ops.bitwise_left_shift(other, self)
+    def __ilshift__(self, other): return _ops.bitwise_left_shift_(self, other)
+    def __rshift__(self, other): return _ops.bitwise_right_shift(self, other)
+    def __rrshift__(self, other): return _ops.bitwise_right_shift(other, self)
+    def __irshift__(self, other): return _ops.bitwise_right_shift_(self, other)
+    def __neg__(self): return _ops.neg(self)
+    def __pos__(self): return _ops.positive(self)
+    def __abs__(self): return _ops.abs(self)
+    def __invert__(self): return _ops.bitwise_not(self)
+    def __eq__(self, other): return _ops.eq(self, other)
+    def __ne__(self, other): return _ops.ne(self, other)
+    def __lt__(self, other): return _ops.lt(self, other)
+    def __le__(self, other): return _ops.le(self, other)
+    def __gt__(self, other): return _ops.gt(self, other)
+    def __ge__(self, other): return _ops.ge(self, other)
+    def __getitem__(self, index): return _ops.getitem(self, index)
+    def __setitem__(self, index, value): _ops.setitem(self, index, value)
+
+    # -- small properties that are views -----------------------------------------------------
+    @property
+    def T(self) -> "Tensor":
+        return self.permute(*range(self._data.ndim - 1, -1, -1))
+
+    @property
+    def mT(self) -> "Tensor":
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self) -> "Tensor":
+        return self.T.conj() if self.is_complex() else self.T
+
+    @property
+    def mH(self) -> "Tensor":
+        return self.mT.conj() if self.is_complex() else self.mT
+
+    @property
+    def real(self) -> "Tensor":
+        return _ops.real(self)
+
+    @property
+    def imag(self) -> "Tensor":
+        return _ops.imag(self)
+
+
+def _init_from(t: Tensor, arr) -> Tensor:
+    """Fill a bare Tensor's slots for a fresh array it owns."""
+    t._data = arr
+    t._storage = None
+    t._offset = 0
+    t._requires_grad = False
+    t.grad_fn = None
+    return t
+
+
+def _wrap(arr) -> Tensor:
+    """A new leaf Tensor owning `arr` (the dispatcher's output path: keep it lean)."""
+    t = _new(Tensor)
+    t._data = arr
+    t._storage = None
+    t._offset = 0
+    t._requires_grad = False
+    t.grad_fn = None
+    return t
+
+
+def _rebuild(arr, requires_grad):
+    t = _wrap(arr)
+    t._requires_grad = requires_grad
+    return t
+
+
+def install_methods(methods: dict) -> None:
+    """Attach registry-declared methods (``Tensor.exp``, ``Tensor.add_`` …) to the class."""
+    for name, fn in methods.items():
+        if name in Tensor.__dict__:
+            continue  # a hand-written definition above wins
+        setattr(Tensor, name, _as_method(fn, name))
+
+
+def _as_method(fn, name):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = getattr(fn, "__doc__", None)
+    return method
+
+
+from . import ops as _ops  # noqa: E402  (ops need the Tensor class first)
+from .ops import _registry  # noqa: E402
+
+_registry._bind_tensor_class(Tensor, _wrap)

@@ -1,0 +1,97 @@
+"""Small helpers shared by ops and the Tensor class: dims, shapes and torch's error texts."""
+from __future__ import annotations
+
+
+class Size(tuple):
+    """A tensor's shape; a tuple that prints as ``torch.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item):
+        r = tuple.__getitem__(self, item)
+        return Size(r) if isinstance(item, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+
+def shape_str(shape) -> str:
+    """torch's way of writing a shape inside messages: ``[2, 3]``."""
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def canonical_dim(dim: int, ndim: int, wrap_scalar: bool = True) -> int:
+    """Wrap a possibly negative dim into [0, ndim); IndexError with torch's text otherwise."""
+    n = ndim if ndim > 0 or not wrap_scalar else 1
+    if not -n <= dim < n:
+        if n == 0:
+            raise IndexError(f"dimension specified as {dim} but tensor has no dimensions")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def canonical_dims(dims, ndim: int) -> tuple:
+    if isinstance(dims, int):
+        dims = (dims,)
+    out = tuple(canonical_dim(d, ndim) for d in dims)
+    seen = set()
+    for d in out:
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    return out
+
+
+def broadcast_error(shapes) -> RuntimeError:
+    """The RuntimeError torch's infer_size raises for shapes that do not broadcast."""
+    a, b = shapes[0], shapes[1]
+    ndim = max(len(a), len(b))
+    for i in range(ndim - 1, -1, -1):
+        ia, ib = i - (ndim - len(a)), i - (ndim - len(b))
+        sa = a[ia] if ia >= 0 else 1
+        sb = b[ib] if ib >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            return RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b "
+                                f"({sb}) at non-singleton dimension {i}")
+    if len(shapes) > 2:
+        return broadcast_error([broadcast_shapes(a, b)] + list(shapes[2:]))
+    return RuntimeError(f"shapes {shape_str(a)} and {shape_str(b)} cannot be broadcast")
+
+
+def broadcast_shapes(*shapes) -> Size:
+    """torch.broadcast_shapes: the shape all inputs broadcast to, or torch's RuntimeError."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, n in enumerate(s):
+            j = ndim - len(s) + i
+            if out[j] == 1:
+                out[j] = n
+            elif n != 1 and n != out[j]:
+                raise broadcast_error([tuple(out), tuple(s)])
+    return Size(out)
+
+
+def contiguous_strides(shape) -> tuple:
+    """Row-major strides as torch computes them (size-0 and size-1 dims count as 1)."""
+    strides = []
+    acc = 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))

@@ -1,0 +1,98 @@
+"""Grad modes: thread-local switches read by the dispatcher (torch/autograd/grad_mode.py).
+
+Each context manager also works as a decorator, as in torch.
+"""
+from __future__ import annotations
+
+import functools
+import threading
+
+
+class _State(threading.local):
+    grad_enabled = True
+    inference = False
+
+
+_state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """True when operations are recorded for autograd in this thread."""
+    return _state.grad_enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return _state.inference
+
+
+class _DecoratorContextManager:
+    """Base for the grad-mode managers: usable as ``with`` and as ``@decorator``."""
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disable gradient recording inside the block."""
+
+    def __enter__(self) -> None:
+        self.prev = _state.grad_enabled
+        _state.grad_enabled = False
+
+    def __exit__(self, *exc) -> None:
+        _state.grad_enabled = self.prev
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enable gradient recording inside the block (inside ``no_grad`` too)."""
+
+    def __enter__(self) -> None:
+        self.prev = _state.grad_enabled
+        _state.grad_enabled = True
+
+    def __exit__(self, *exc) -> None:
+        _state.grad_enabled = self.prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode; takes effect at once (as a function) or for a block (as a manager)."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _state.grad_enabled
+        self.mode = bool(mode)
+        _state.grad_enabled = self.mode
+
+    def __enter__(self) -> None:
+        _state.grad_enabled = self.mode
+
+    def __exit__(self, *exc) -> None:
+        _state.grad_enabled = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """No-grad mode whose tensors are marked as inference tensors (torch.inference_mode)."""
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        self.prev = (_state.grad_enabled, _state.inference)
+        if self.mode:
+            _state.grad_enabled = False
+            _state.inference = True
+
+    def __exit__(self, *exc) -> None:
+        _state.grad_enabled, _state.inference = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)

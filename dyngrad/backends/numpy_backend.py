@@ -1,0 +1,40 @@
+"""The NumPy backend: ``xp`` for the ``cpu`` device plus the few helpers kernels share."""
+from __future__ import annotations
+
+import numpy as np
+
+xp = np
+ndarray = np.ndarray
+device_type = "cpu"
+
+# torch computes silently: 1/0 is inf and 0/0 is nan without a warning. NumPy's floating-point
+# error state is set once here, for the process (a difference from NumPy defaults, in the README).
+np.seterr(all="ignore")
+
+
+def flat_buffer(arr: np.ndarray) -> np.ndarray:
+    """A 1-D array over all the memory `arr` spans, starting at arr's first element.
+
+    `arr` must have non-negative strides (torch never has negative ones).
+    """
+    if arr.flags.c_contiguous:
+        return arr.reshape(-1)
+    itemsize = arr.itemsize
+    span = 1
+    for n, s in zip(arr.shape, arr.strides):
+        if n == 0:
+            return np.empty(0, arr.dtype)
+        span += (n - 1) * (s // itemsize)
+    return np.lib.stride_tricks.as_strided(arr, (span,), (itemsize,),
+                                           writeable=arr.flags.writeable)
+
+
+def strided(buffer: np.ndarray, shape, stride, offset: int) -> np.ndarray:
+    """A strided view of a flat buffer (shape, stride and offset in elements, as torch's)."""
+    itemsize = buffer.itemsize
+    return np.ndarray(shape, buffer.dtype, buffer, offset * itemsize,
+                      tuple(s * itemsize for s in stride))
+
+
+def data_ptr(arr: np.ndarray) -> int:
+    return arr.__array_interface__["data"][0]

@@ -1,0 +1,14 @@
+"""All ops, declared in the registry (see _registry.py) and gathered in this namespace.
+
+``dyngrad.ops.add`` is the dispatcher entry for ``add``; ``dyngrad.ops.add_`` its in-place
+variant. The top-level ``dyngrad`` namespace re-exports the function variants.
+"""
+from ._registry import FUNCTIONS, INPLACE, METHODS, OPS, composite, defop  # noqa: F401
+
+# Each module registers its ops on import.
+from . import creation  # noqa: F401,E402
+from . import pointwise  # noqa: F401,E402
+from . import reduction  # noqa: F401,E402
+
+globals().update(METHODS)
+globals().update(FUNCTIONS)

@@ -1,0 +1,359 @@
+"""The op registry and the dispatcher.
+
+One ``defop`` declaration per op holds everything about it (STYLE.md §2): torch's schema name
+and overload, the grad_fn node name, the promotion kind, the variants (function, method,
+in-place ``op_``, ``out=``), what the backward needs saved, and the forward kernel on backend
+arrays. The backward formula, written with dyngrad ops, attaches with ``@spec.backward``.
+
+The dispatcher (``OpSpec.__call__`` → ``_run``) is the only place that
+
+1. promotes dtypes (torch's rules, cached per dtype combination),
+2. runs the forward kernel on backend arrays,
+3. wraps outputs as Tensors,
+4. (with autograd) records the graph node, snapshots versions and runs the in-place checks.
+
+Ops that torch itself decomposes are plain functions over primitives (``composite``): they get
+no node of their own, exactly as in torch.
+
+Note [Hot path]
+~~~~~~~~~~~~~~~
+``x + y`` on tiny tensors is dominated by Python overhead, so the common case is kept short:
+positional arguments only, every input a Tensor of the same dtype, one dict lookup for the
+dtypes. Everything else (keyword arguments, Python scalars, mixed dtypes) takes the general path
+below it, which is written for clarity rather than speed.
+"""
+from __future__ import annotations
+
+import inspect
+
+from .. import _dtypes as D
+from .._promotion import Promote, elementwise_dtypes, promote_types, scalar_dtype, _combine
+from .._utils import broadcast_error, shape_str
+from ..autograd import grad_mode as _gm
+from ..backends import numpy_backend as _npb
+
+_grad_state = _gm._state
+_ndarray = _npb.ndarray
+_asarray = _npb.xp.asarray
+_XP = {_npb.ndarray: _npb.xp}
+
+OPS: dict = {}        # "add.Tensor" -> OpSpec
+FUNCTIONS: dict = {}  # public name -> callable for the dyngrad namespace
+METHODS: dict = {}    # Tensor method name -> callable(self, ...)
+INPLACE: dict = {}    # in-place variants by name ("add_"), also in METHODS
+
+_Tensor = None        # set by _tensor.py once the class exists (avoids an import cycle)
+_wrap = None
+
+
+def _bind_tensor_class(tensor_cls, wrap) -> None:
+    global _Tensor, _wrap
+    _Tensor = tensor_cls
+    _wrap = wrap
+
+
+class OpSpec:
+    """Everything the dispatcher needs to know about one op (one torch overload)."""
+
+    __slots__ = ("name", "base", "node", "promote", "kernel", "inputs", "n_inputs", "variants",
+                 "saves", "view", "signature", "backward_fn", "differentiable", "_dtype_cache",
+                 "nondiff_outputs", "list_input", "nopromote", "__wrapped__", "doc")
+
+    def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
+                 differentiable, nondiff_outputs, nopromote=()):
+        self.name = name
+        self.base = name.split(".")[0]
+        self.kernel = kernel
+        self.node = node
+        self.promote = promote
+        self.inputs = tuple(inputs)
+        self.list_input = bool(self.inputs) and self.inputs[0].endswith("[]")
+        self.n_inputs = len(self.inputs)
+        self.variants = tuple(variants)
+        self.saves = tuple(saves)
+        self.view = view
+        self.differentiable = differentiable
+        self.nondiff_outputs = tuple(nondiff_outputs)
+        self.backward_fn = None
+        self._dtype_cache = {}
+        # inputs that keep their dtype and take no part in promotion (where's condition)
+        self.nopromote = frozenset(self.inputs.index(n) for n in nopromote)
+        params = list(inspect.signature(kernel).parameters.values())[1:]  # drop xp
+        self.signature = inspect.Signature(params)
+        self.__wrapped__ = kernel
+        self.doc = kernel.__doc__
+
+    def backward(self, fn):
+        """Decorator: attach the backward formula (on Tensors) to this op."""
+        self.backward_fn = fn
+        return fn
+
+    def __repr__(self) -> str:
+        return f"<op {self.name} node={self.node}>"
+
+    # -- calling -------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        return _run(self, args, kwargs, None)
+
+    def call_inplace(self, self_tensor, *args, **kwargs):
+        return _run(self, (self_tensor,) + args, kwargs, self_tensor, inplace=True)
+
+    def bind(self, args, kwargs):
+        """Slow path: resolve keywords (torch's names, ``input`` for ``self``) to positions."""
+        if "input" in kwargs and "self" in self.signature.parameters:
+            kwargs = dict(kwargs)
+            kwargs["self"] = kwargs.pop("input")
+        try:
+            ba = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.base}() {e}") from None
+        pos = []
+        kw = {}
+        for p in self.signature.parameters.values():
+            if p.name not in ba.arguments:
+                if p.kind is p.KEYWORD_ONLY:
+                    continue
+                if p.default is p.empty:
+                    break
+                pos.append(p.default)
+                continue
+            v = ba.arguments[p.name]
+            if p.kind is p.KEYWORD_ONLY:
+                kw[p.name] = v
+            elif p.kind is p.VAR_POSITIONAL:
+                pos.extend(v)
+            else:
+                pos.append(v)
+        return tuple(pos), kw
+
+    # -- dtypes --------------------------------------------------------------------------------
+    def dtypes_for(self, key, inputs):
+        """(computation numpy dtype, result numpy dtype) for these inputs; cached by `key`."""
+        r = self._dtype_cache.get(key)
+        if r is None:
+            if self.promote is Promote.NONE:
+                d = _input_dtypes(inputs)[0] if inputs else D.get_default_dtype()
+                r = (d.np, d.np)
+            else:
+                common = _promoted([a for i, a in enumerate(inputs) if i not in self.nopromote])
+                comp, res = elementwise_dtypes(self.promote, common)
+                r = (comp.np, res.np)
+            self._dtype_cache[key] = r
+        return r
+
+
+def _input_dtypes(inputs):
+    return [a.dtype if isinstance(a, _Tensor) else scalar_dtype(a) for a in inputs]
+
+
+def _promoted(inputs):
+    """torch's result_type over Tensors (dimensioned / 0-dim) and Python scalars."""
+    dims = zero = wrapped = None
+    for a in inputs:
+        if isinstance(a, _Tensor):
+            d = a.dtype
+            if a._data.ndim:
+                dims = d if dims is None else promote_types(dims, d)
+            else:
+                zero = d if zero is None else promote_types(zero, d)
+        elif a is not None:
+            d = scalar_dtype(a)
+            wrapped = d if wrapped is None else promote_types(wrapped, d)
+    return _combine(dims, _combine(zero, wrapped))
+
+
+def clear_dtype_caches() -> None:
+    """Forget cached promotions (the default dtype changed)."""
+    for spec in OPS.values():
+        spec._dtype_cache.clear()
+
+
+def _scalar_for(value, np_dtype):
+    """A Python scalar as the kernel should see it: wrapped into range for integer dtypes."""
+    if np_dtype.kind in "iu" and type(value) is int:
+        info = _npb.xp.iinfo(np_dtype)
+        if not info.min <= value <= info.max:
+            return _npb.xp.array(value).astype(np_dtype)  # torch wraps around (C cast)
+    if np_dtype.kind == "b" and type(value) is not bool:
+        return bool(value)
+    return value
+
+
+def _check_input(spec, value, index):
+    if isinstance(value, _Tensor):
+        return
+    if isinstance(value, (bool, int, float, complex)) or type(value).__module__ == "numpy":
+        return
+    name = spec.inputs[index] if index < len(spec.inputs) else f"arg{index}"
+    raise TypeError(f"{spec.base}(): argument '{'input' if name == 'self' else name}' "
+                    f"(position {index + 1}) must be Tensor, not {type(value).__name__}")
+
+
+def _run(spec, args, kwargs, inplace_target, inplace=False):
+    """Dispatch one call of `spec`. See Note [Hot path]."""
+    out = None
+    if kwargs:
+        if "out" in kwargs:
+            kwargs = dict(kwargs)
+            out = kwargs.pop("out")
+        args, kwargs = spec.bind(args, kwargs)
+    n = spec.n_inputs
+    if len(args) < n:
+        args, kwargs = spec.bind(args, kwargs)   # raises torch-like TypeError for missing args
+    if spec.list_input:
+        inputs = tuple(args[0])
+        rest = args[1:]
+    else:
+        inputs = args[:n]
+        rest = args[n:]
+
+    # 1. promotion -----------------------------------------------------------------------------
+    if n == 1 and not spec.list_input:
+        a = inputs[0]
+        if not isinstance(a, _Tensor):
+            _check_input(spec, a, 0)
+            from .creation import scalar_tensor
+            a = scalar_tensor(a)
+            inputs = (a,)
+        arr = a._data
+        key = arr.dtype
+        comp, res_dt = spec._dtype_cache.get(key) or spec.dtypes_for(key, inputs)
+        if arr.dtype is not comp and spec.promote is not Promote.NONE:
+            arr = arr.astype(comp)
+        arrays = (arr,)
+    else:
+        key = []
+        for i, a in enumerate(inputs):
+            if isinstance(a, _Tensor):
+                key.append(a._data.dtype if a._data.ndim else (a._data.dtype, 0))
+            else:
+                if a is not None:
+                    _check_input(spec, a, i)
+                key.append(type(a))
+        key = tuple(key)
+        comp, res_dt = spec._dtype_cache.get(key) or spec.dtypes_for(key, inputs)
+        arrays = []
+        nopromote = spec.nopromote
+        for i, a in enumerate(inputs):
+            if isinstance(a, _Tensor):
+                arr = a._data
+                if arr.dtype is not comp and spec.promote is not Promote.NONE \
+                        and i not in nopromote:
+                    arr = arr.astype(comp)
+                arrays.append(arr)
+            elif a is None:
+                arrays.append(None)
+            else:
+                arrays.append(_scalar_for(a, comp))
+        if spec.list_input:
+            arrays = (arrays,)
+
+    if kwargs and kwargs.get("dtype") is not None:
+        res_dt = kwargs["dtype"].np   # an explicit dtype= decides the result type
+
+    # 2. kernel --------------------------------------------------------------------------------
+    try:
+        result = spec.kernel(_npb.xp, *arrays, *rest, **kwargs)
+    except ValueError as e:
+        raise _translate_value_error(spec, inputs, e) from None
+
+    # 3. wrap ----------------------------------------------------------------------------------
+    if type(result) is tuple:
+        return tuple(_finish(spec, r, res_dt, None, None, False) for r in result)
+    return _finish(spec, result, res_dt, out, inplace_target, inplace)
+
+
+def _finish(spec, result, res_dt, out, target, inplace):
+    if type(result) is not _ndarray:
+        result = _asarray(result)
+    if inplace:
+        return _write_inplace(spec, target, result)
+    if result.dtype is not res_dt and result.dtype != res_dt and not spec.view:
+        result = result.astype(res_dt)
+    if out is not None:
+        return _write_out(spec, out, result)
+    return _wrap(result)
+
+
+def _write_inplace(spec, target, result):
+    """Copy an op's result into `target` (``x.add_(y)``) after torch's checks."""
+    res_dt = D.from_np(result.dtype)
+    dst_dt = target.dtype
+    if res_dt.category > dst_dt.category:
+        raise RuntimeError(f"result type {res_dt._legacy} can't be cast to the desired output "
+                           f"type {dst_dt._legacy}")
+    if result.shape != target._data.shape:
+        raise RuntimeError(f"output with shape {shape_str(target._data.shape)} doesn't match "
+                           f"the broadcast shape {shape_str(result.shape)}")
+    target._check_writeable()
+    _npb.xp.copyto(target._data, result, casting="unsafe")
+    target._bump_version()
+    return target
+
+
+def _write_out(spec, out, result):
+    """Write into ``out=`` (resizing it as torch does)."""
+    res_dt = D.from_np(result.dtype)
+    if res_dt.category > out.dtype.category:
+        raise RuntimeError(f"result type {res_dt._legacy} can't be cast to the desired output "
+                           f"type {out.dtype._legacy}")
+    if out._data.shape != result.shape:
+        out.resize_(result.shape)
+    _npb.xp.copyto(out._data, result, casting="unsafe")
+    out._bump_version()
+    return out
+
+
+def _translate_value_error(spec, inputs, e):
+    """NumPy's broadcasting ValueError -> torch's RuntimeError text."""
+    msg = str(e)
+    if "broadcast" in msg:
+        shapes = [tuple(a._data.shape) for a in inputs if isinstance(a, _Tensor)]
+        if len(shapes) >= 2:
+            return broadcast_error(shapes)
+    return RuntimeError(f"{spec.base}: {msg}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Declaring ops
+# ---------------------------------------------------------------------------------------------
+def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFAULT,
+          inputs=("self",), variants=("function", "method"), saves=(), view: bool = False,
+          differentiable=None, nondiff_outputs=(), public: str | None = None,
+          nopromote=()):
+    """Declare a primitive op: the decorated function is its forward kernel on arrays.
+
+    ``name`` is torch's schema name with overload (``"sum.dim_IntList"``); ``public`` is the
+    name the variants are installed under (default: the part before the dot). Variants:
+    ``"function"`` (``dyngrad.NAME``), ``"method"`` (``Tensor.NAME``), ``"inplace"``
+    (``Tensor.NAME_``), ``"out"`` (``out=`` accepted; always handled by the dispatcher).
+    """
+
+    def deco(kernel):
+        spec = OpSpec(name, kernel, node, promote, inputs, variants, saves, view,
+                      differentiable, nondiff_outputs, nopromote)
+        OPS[name] = spec
+        pub = public or spec.base
+        if "function" in variants:
+            FUNCTIONS[pub] = spec
+        if "method" in variants:
+            METHODS[pub] = spec
+        if "inplace" in variants:
+            METHODS[pub + "_"] = spec.call_inplace
+            INPLACE[pub + "_"] = spec.call_inplace
+        return spec
+
+    return deco
+
+
+def composite(name: str, *, method: bool = True, function: bool = True, inplace: str | None = None):
+    """Declare an op torch decomposes into primitives: a plain function, no node of its own."""
+
+    def deco(fn):
+        if function:
+            FUNCTIONS[name] = fn
+        if method:
+            METHODS[name] = fn
+        return fn
+
+    return deco
