@@ -189,8 +189,30 @@ def _check_input(spec, value, index):
                     f"(position {index + 1}) must be Tensor, not {type(value).__name__}")
 
 
+def _run_view(spec, args, kwargs):
+    """Dispatch a view op: its kernel maps the input's geometry to the output's.
+
+    A view kernel is ``kernel(geom, *args) -> geom`` (or a list of geoms for ``unbind``,
+    ``split``…), where ``geom = (shape, stride, storage_offset)`` in elements, exactly torch's
+    view metadata. The output shares the input's Storage (and so its version counter) and
+    records ``_base``. See Note [Version counters] in _storage.py.
+    """
+    if kwargs:
+        args, kwargs = spec.bind(args, kwargs)
+    self = args[0]
+    if not isinstance(self, _Tensor):
+        _check_input(spec, self, 0)
+    geom = (self._data.shape, self.stride(), self._offset)
+    result = spec.kernel(geom, *args[1:], **kwargs)
+    if type(result) is list:
+        return tuple(self._make_view(*g) for g in result)
+    return self._make_view(*result)
+
+
 def _run(spec, args, kwargs, inplace_target, inplace=False):
     """Dispatch one call of `spec`. See Note [Hot path]."""
+    if spec.view:
+        return _run_view(spec, args, kwargs)
     out = None
     if kwargs:
         if "out" in kwargs:
@@ -322,6 +344,8 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
           differentiable=None, nondiff_outputs=(), public: str | None = None,
           nopromote=()):
     """Declare a primitive op: the decorated function is its forward kernel on arrays.
+
+    With ``view=True`` the kernel instead maps geometry to geometry (see ``_run_view``).
 
     ``name`` is torch's schema name with overload (``"sum.dim_IntList"``); ``public`` is the
     name the variants are installed under (default: the part before the dot). Variants:
