@@ -15,12 +15,13 @@ from ._tensor import (  # noqa: F401
     Tensor, contiguous_format, channels_last, channels_last_3d, preserve_format,
 )
 from ._utils import Size, broadcast_shapes  # noqa: F401
+from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from .autograd.grad_mode import (  # noqa: F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
 )
 from . import ops as _ops
-from ._tensor import install_methods as _install_methods
+from ._tensor import install_methods as _install_methods, install_operators as _install_operators
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
@@ -52,3 +53,4 @@ def numel(input) -> int:
 
 globals().update(_ops.FUNCTIONS)
 _install_methods(_ops.METHODS)
+_install_operators()

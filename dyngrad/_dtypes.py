@@ -35,10 +35,11 @@ class dtype:
         return self.category == COMPLEX
 
     def to_complex(self) -> "dtype":
-        return {float16: complex32, float32: complex64, float64: complex128}.get(self, self)
+        # torch gives complex32 for float16; NumPy has no such type (README: differences)
+        return {float16: complex64, float32: complex64, float64: complex128}.get(self, self)
 
     def to_real(self) -> "dtype":
-        return {complex32: float16, complex64: float32, complex128: float64}.get(self, self)
+        return {complex64: float32, complex128: float64}.get(self, self)
 
     def __repr__(self) -> str:
         return "torch." + self.name
@@ -58,8 +59,6 @@ int64 = dtype("int64", np.int64, INT, "Long", "i8")
 float16 = dtype("float16", np.float16, FLOAT, "Half", "f2")
 float32 = dtype("float32", np.float32, FLOAT, "Float", "f4")
 float64 = dtype("float64", np.float64, FLOAT, "Double", "f8")
-# complex32 exists in torch but NumPy has no such type: it is declared for names only.
-complex32 = None  # type: ignore[assignment]
 complex64 = dtype("complex64", np.complex64, COMPLEX, "ComplexFloat", "c8")
 complex128 = dtype("complex128", np.complex128, COMPLEX, "ComplexDouble", "c16")
 

@@ -380,55 +380,7 @@ class Tensor:
 
     __array_priority__ = 1000  # numpy defers `ndarray op Tensor` to the Tensor's reflected op
 
-    # -- Python operators (each a one-line dispatch; see ops/) -------------------------------
-    def __add__(self, other): return _ops.add(self, other)
-    def __radd__(self, other): return _ops.add(other, self)
-    def __iadd__(self, other): return _ops.add_(self, other)
-    def __sub__(self, other): return _ops.sub(self, other)
-    def __rsub__(self, other): return _ops.sub(other, self)
-    def __isub__(self, other): return _ops.sub_(self, other)
-    def __mul__(self, other): return _ops.mul(self, other)
-    def __rmul__(self, other): return _ops.mul(other, self)
-    def __imul__(self, other): return _ops.mul_(self, other)
-    def __truediv__(self, other): return _ops.div(self, other)
-    def __rtruediv__(self, other): return _ops.div(other, self)
-    def __itruediv__(self, other): return _ops.div_(self, other)
-    def __floordiv__(self, other): return _ops.floor_divide(self, other)
-    def __rfloordiv__(self, other): return _ops.floor_divide(other, self)
-    def __ifloordiv__(self, other): return _ops.floor_divide_(self, other)
-    def __mod__(self, other): return _ops.remainder(self, other)
-    def __rmod__(self, other): return _ops.remainder(other, self)
-    def __imod__(self, other): return _ops.remainder_(self, other)
-    def __pow__(self, other): return _ops.pow(self, other)
-    def __rpow__(self, other): return _ops.pow(other, self)
-    def __ipow__(self, other): return _ops.pow_(self, other)
-    def __matmul__(self, other): return _ops.matmul(self, other)
-    def __rmatmul__(self, other): return _ops.matmul(other, self)
-    def __and__(self, other): return _ops.bitwise_and(self, other)
-    def __rand__(self, other): return _ops.bitwise_and(other, self)
-    def __iand__(self, other): return _ops.bitwise_and_(self, other)
-    def __or__(self, other): return _ops.bitwise_or(self, other)
-    def __ror__(self, other): return _ops.bitwise_or(other, self)
-    def __ior__(self, other): return _ops.bitwise_or_(self, other)
-    def __xor__(self, other): return _ops.bitwise_xor(self, other)
-    def __rxor__(self, other): return _ops.bitwise_xor(other, self)
-    def __ixor__(self, other): return _ops.bitwise_xor_(self, other)
-    def __lshift__(self, other): return _ops.bitwise_left_shift(self, other)
-    def __rlshift__(self, other): return _ops.bitwise_left_shift(other, self)
-    def __ilshift__(self, other): return _ops.bitwise_left_shift_(self, other)
-    def __rshift__(self, other): return _ops.bitwise_right_shift(self, other)
-    def __rrshift__(self, other): return _ops.bitwise_right_shift(other, self)
-    def __irshift__(self, other): return _ops.bitwise_right_shift_(self, other)
-    def __neg__(self): return _ops.neg(self)
-    def __pos__(self): return _ops.positive(self)
-    def __abs__(self): return _ops.abs(self)
-    def __invert__(self): return _ops.bitwise_not(self)
-    def __eq__(self, other): return _ops.eq(self, other)
-    def __ne__(self, other): return _ops.ne(self, other)
-    def __lt__(self, other): return _ops.lt(self, other)
-    def __le__(self, other): return _ops.le(self, other)
-    def __gt__(self, other): return _ops.gt(self, other)
-    def __ge__(self, other): return _ops.ge(self, other)
+    # Python operators are installed from _OPERATORS at the end of this file.
     def __getitem__(self, index): return _ops.getitem(self, index)
     def __setitem__(self, index, value): _ops.setitem(self, index, value)
 
@@ -494,8 +446,14 @@ def install_methods(methods: dict) -> None:
 
 
 def _as_method(fn, name):
-    def method(self, *args, **kwargs):
-        return fn(self, *args, **kwargs)
+    if isinstance(fn, _registry.OpSpec):       # one frame less on the hot path
+        spec, run = fn, _registry._run
+
+        def method(self, *args, **kwargs):
+            return run(spec, (self,) + args, kwargs)
+    else:
+        def method(self, *args, **kwargs):
+            return fn(self, *args, **kwargs)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = getattr(fn, "__doc__", None)
     return method
@@ -505,3 +463,81 @@ from . import ops as _ops  # noqa: E402  (ops need the Tensor class first)
 from .ops import _registry  # noqa: E402
 
 _registry._bind_tensor_class(Tensor, _wrap)
+
+# Python operators: (dunder, op in dyngrad.ops, how the operands are passed).
+# "reflected" swaps them (``2 - x`` is ``sub(2, x)``); ``__iadd__`` names the in-place ``add_``.
+_OPERATORS = [
+    ("__add__", "add", "binary"),
+    ("__radd__", "add", "reflected"),
+    ("__iadd__", "add_", "binary"),
+    ("__sub__", "sub", "binary"),
+    ("__rsub__", "sub", "reflected"),
+    ("__isub__", "sub_", "binary"),
+    ("__mul__", "mul", "binary"),
+    ("__rmul__", "mul", "reflected"),
+    ("__imul__", "mul_", "binary"),
+    ("__truediv__", "div", "binary"),
+    ("__rtruediv__", "div", "reflected"),
+    ("__itruediv__", "div_", "binary"),
+    ("__floordiv__", "floor_divide", "binary"),
+    ("__rfloordiv__", "floor_divide", "reflected"),
+    ("__ifloordiv__", "floor_divide_", "binary"),
+    ("__mod__", "remainder", "binary"),
+    ("__rmod__", "remainder", "reflected"),
+    ("__imod__", "remainder_", "binary"),
+    ("__pow__", "pow", "binary"),
+    ("__rpow__", "pow", "reflected"),
+    ("__ipow__", "pow_", "binary"),
+    ("__matmul__", "matmul", "binary"),
+    ("__rmatmul__", "matmul", "reflected"),
+    ("__and__", "bitwise_and", "binary"),
+    ("__rand__", "bitwise_and", "reflected"),
+    ("__iand__", "bitwise_and_", "binary"),
+    ("__or__", "bitwise_or", "binary"),
+    ("__ror__", "bitwise_or", "reflected"),
+    ("__ior__", "bitwise_or_", "binary"),
+    ("__xor__", "bitwise_xor", "binary"),
+    ("__rxor__", "bitwise_xor", "reflected"),
+    ("__ixor__", "bitwise_xor_", "binary"),
+    ("__lshift__", "bitwise_left_shift", "binary"),
+    ("__rlshift__", "bitwise_left_shift", "reflected"),
+    ("__ilshift__", "bitwise_left_shift_", "binary"),
+    ("__rshift__", "bitwise_right_shift", "binary"),
+    ("__rrshift__", "bitwise_right_shift", "reflected"),
+    ("__irshift__", "bitwise_right_shift_", "binary"),
+    ("__neg__", "neg", "unary"),
+    ("__pos__", "positive", "unary"),
+    ("__abs__", "abs", "unary"),
+    ("__invert__", "bitwise_not", "unary"),
+    ("__eq__", "eq", "binary"),
+    ("__ne__", "ne", "binary"),
+    ("__lt__", "lt", "binary"),
+    ("__le__", "le", "binary"),
+    ("__gt__", "gt", "binary"),
+    ("__ge__", "ge", "binary"),
+]
+
+
+def _operator(op_name: str, kind: str):
+    """One Python operator; it calls the dispatcher directly when the op is a registry primitive."""
+    fn = getattr(_ops, op_name, None)
+    if isinstance(fn, _registry.OpSpec):
+        spec, run = fn, _registry._run
+        if kind == "unary":
+            return lambda self: run(spec, (self,), {})
+        if kind == "reflected":
+            return lambda self, other: run(spec, (other, self), {})
+        return lambda self, other: run(spec, (self, other), {})
+    if kind == "unary":
+        return lambda self: getattr(_ops, op_name)(self)
+    if kind == "reflected":
+        return lambda self, other: getattr(_ops, op_name)(other, self)
+    return lambda self, other: getattr(_ops, op_name)(self, other)
+
+
+def install_operators() -> None:
+    """Attach the Python operators; called once all op modules are imported."""
+    for dunder_name, op_name, kind in _OPERATORS:
+        fn = _operator(op_name, kind)
+        fn.__name__ = fn.__qualname__ = dunder_name
+        setattr(Tensor, dunder_name, fn)

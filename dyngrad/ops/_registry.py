@@ -30,11 +30,13 @@ from .. import _dtypes as D
 from .._promotion import Promote, elementwise_dtypes, promote_types, scalar_dtype, _combine
 from .._utils import broadcast_error, shape_str
 from ..autograd import grad_mode as _gm
+from .._layout import elementwise_strides
 from ..backends import numpy_backend as _npb
 
 _grad_state = _gm._state
 _ndarray = _npb.ndarray
 _asarray = _npb.xp.asarray
+_new = object.__new__
 _XP = {_npb.ndarray: _npb.xp}
 
 OPS: dict = {}        # "add.Tensor" -> OpSpec
@@ -57,10 +59,11 @@ class OpSpec:
 
     __slots__ = ("name", "base", "node", "promote", "kernel", "inputs", "n_inputs", "variants",
                  "saves", "view", "signature", "backward_fn", "differentiable", "_dtype_cache",
-                 "nondiff_outputs", "list_input", "nopromote", "__wrapped__", "doc")
+                 "nondiff_outputs", "list_input", "nopromote", "__wrapped__", "doc",
+                 "pointwise", "fast")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
-                 differentiable, nondiff_outputs, nopromote=()):
+                 differentiable, nondiff_outputs, nopromote=(), pointwise=False):
         self.name = name
         self.base = name.split(".")[0]
         self.kernel = kernel
@@ -78,6 +81,10 @@ class OpSpec:
         self._dtype_cache = {}
         # inputs that keep their dtype and take no part in promotion (where's condition)
         self.nopromote = frozenset(self.inputs.index(n) for n in nopromote)
+        self.pointwise = pointwise
+        # the fast path serves ops whose inputs are all plain tensors taking part in promotion
+        self.fast = not view and not self.list_input and not nopromote \
+            and promote is not Promote.NONE and 1 <= self.n_inputs <= 2
         params = list(inspect.signature(kernel).parameters.values())[1:]  # drop xp
         self.signature = inspect.Signature(params)
         self.__wrapped__ = kernel
@@ -93,7 +100,7 @@ class OpSpec:
 
     # -- calling -------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        return _run(self, args, kwargs, None)
+        return _run(self, args, kwargs)
 
     def call_inplace(self, self_tensor, *args, **kwargs):
         return _run(self, (self_tensor,) + args, kwargs, self_tensor, inplace=True)
@@ -140,6 +147,18 @@ class OpSpec:
                 r = (comp.np, res.np)
             self._dtype_cache[key] = r
         return r
+
+
+def _remember_fast_key(spec, inputs, comp, res_dt):
+    """Cache this promotion under the key the fast path looks up (see Note [Hot path])."""
+    a, b = inputs
+    if type(a) is not _Tensor:
+        return
+    if type(b) is _Tensor and b._data.dtype is a._data.dtype:
+        spec._dtype_cache[a._data.dtype] = (comp, res_dt)
+    elif type(b) is float or type(b) is int:
+        # Python ints are passed straight to NumPy only where they cannot overflow the dtype
+        spec._dtype_cache[(a._data.dtype, type(b))] = (comp, res_dt, comp.kind in "fc")
 
 
 def _input_dtypes(inputs):
@@ -209,8 +228,72 @@ def _run_view(spec, args, kwargs):
     return self._make_view(*result)
 
 
-def _run(spec, args, kwargs, inplace_target, inplace=False):
+def _run(spec, args, kwargs, inplace_target=None, inplace=False):
     """Dispatch one call of `spec`. See Note [Hot path]."""
+    result = None
+    # Fast path: positional Tensors of one dtype (or a Tensor and a Python number).
+    if spec.fast and not kwargs and not inplace and len(args) == spec.n_inputs:
+        a = args[0]
+        if type(a) is _Tensor:
+            x = a._data
+            if len(args) == 1:
+                r = spec._dtype_cache.get(x.dtype)
+                if r is not None and r[0] is x.dtype:
+                    result = spec.kernel(_npb.xp, x)
+                    if x.ndim > 1 and not x.flags.c_contiguous:
+                        result = _relayout(result, (x,))
+            else:
+                b = args[1]
+                tb = type(b)
+                if tb is _Tensor:
+                    y = b._data
+                    if y.dtype is x.dtype:
+                        r = spec._dtype_cache.get(x.dtype)
+                        if r is not None and r[0] is x.dtype:
+                            try:
+                                result = spec.kernel(_npb.xp, x, y)
+                            except ValueError as e:
+                                raise _translate_value_error(spec, args, e) from None
+                            if (x.ndim > 1 or y.ndim > 1) and not (
+                                    x.flags.c_contiguous and y.flags.c_contiguous):
+                                result = _relayout(result, (x, y))
+                elif tb is float or tb is int:
+                    r = spec._dtype_cache.get((x.dtype, tb))
+                    if r is not None and r[0] is x.dtype and (tb is float or r[2]):
+                        result = spec.kernel(_npb.xp, x, b)
+                        if x.ndim > 1 and not x.flags.c_contiguous:
+                            result = _relayout(result, (x,))
+    if result is None:
+        return _run_general(spec, args, kwargs, inplace_target, inplace)
+    if type(result) is not _ndarray:
+        result = _asarray(result)
+    if result.dtype is not r[1]:
+        result = result.astype(r[1])
+    t = _new(_Tensor)
+    t._data = result
+    t._storage = None
+    t._offset = 0
+    t._requires_grad = False
+    t.grad_fn = None
+    return t
+
+
+def _relayout(result, arrays):
+    """Give a pointwise result torch's layout. See Note [Output layout of pointwise ops]."""
+    if type(result) is not _ndarray or result.ndim < 2:
+        return result
+    arrays = [a for a in arrays if type(a) is _ndarray]
+    want = elementwise_strides(result.shape, arrays)
+    itemsize = result.itemsize
+    if all(n == 1 or s * itemsize == rs for n, s, rs in zip(result.shape, want, result.strides)):
+        return result
+    out = _npb.strided(_npb.xp.empty(result.size, result.dtype), result.shape, want, 0)
+    out[...] = result
+    return out
+
+
+def _run_general(spec, args, kwargs, inplace_target, inplace=False):
+    """The general dispatch path: keywords, scalars, mixed dtypes, lists, out= and in-place."""
     if spec.view:
         return _run_view(spec, args, kwargs)
     out = None
@@ -254,6 +337,8 @@ def _run(spec, args, kwargs, inplace_target, inplace=False):
                 key.append(type(a))
         key = tuple(key)
         comp, res_dt = spec._dtype_cache.get(key) or spec.dtypes_for(key, inputs)
+        if spec.fast and n == 2:
+            _remember_fast_key(spec, inputs, comp, res_dt)
         arrays = []
         nopromote = spec.nopromote
         for i, a in enumerate(inputs):
@@ -280,6 +365,8 @@ def _run(spec, args, kwargs, inplace_target, inplace=False):
         raise _translate_value_error(spec, inputs, e) from None
 
     # 3. wrap ----------------------------------------------------------------------------------
+    if spec.pointwise and type(result) is _ndarray and result.ndim > 1:
+        result = _relayout(result, arrays if not spec.list_input else arrays[0])
     if type(result) is tuple:
         return tuple(_finish(spec, r, res_dt, None, None, False) for r in result)
     return _finish(spec, result, res_dt, out, inplace_target, inplace)
@@ -342,10 +429,11 @@ def _translate_value_error(spec, inputs, e):
 def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFAULT,
           inputs=("self",), variants=("function", "method"), saves=(), view: bool = False,
           differentiable=None, nondiff_outputs=(), public: str | None = None,
-          nopromote=()):
+          nopromote=(), pointwise: bool = False):
     """Declare a primitive op: the decorated function is its forward kernel on arrays.
 
     With ``view=True`` the kernel instead maps geometry to geometry (see ``_run_view``).
+    ``pointwise=True`` gives results torch's layout (Note [Output layout of pointwise ops]).
 
     ``name`` is torch's schema name with overload (``"sum.dim_IntList"``); ``public`` is the
     name the variants are installed under (default: the part before the dot). Variants:
@@ -355,7 +443,7 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
 
     def deco(kernel):
         spec = OpSpec(name, kernel, node, promote, inputs, variants, saves, view,
-                      differentiable, nondiff_outputs, nopromote)
+                      differentiable, nondiff_outputs, nopromote, pointwise)
         OPS[name] = spec
         pub = public or spec.base
         if "function" in variants:

@@ -1,0 +1,112 @@
+"""Interleaved timing of every workload on every system, the table, ratios and JSON."""
+from __future__ import annotations
+
+import datetime
+import json
+import platform
+import statistics
+import subprocess
+import time
+
+from . import workloads
+
+
+def _time_call(fn, inner: int) -> float:
+    """Seconds per call of `fn`, over `inner` calls."""
+    t0 = time.perf_counter()
+    for _ in range(inner):
+        fn()
+    return (time.perf_counter() - t0) / inner
+
+
+def _calibrate(fn, target: float = 0.02) -> int:
+    """How many calls make one timing sample last about `target` seconds."""
+    n = 1
+    while True:
+        t = _time_call(fn, n) * n
+        if t >= target / 4 or n >= 1 << 20:
+            return max(1, int(n * target / max(t, 1e-9)))
+        n *= 4
+
+
+def run_workload(w, rounds: int) -> dict:
+    systems = w.setup()               # {"dyngrad": fn, "torch": fn, "numpy": fn}
+    w.check(systems)                  # raises when dyngrad's answer differs from the baseline
+    inner = {name: _calibrate(fn) for name, fn in systems.items()}
+    samples = {name: [] for name in systems}
+    for _ in range(rounds):           # round-robin: each round times every system once
+        for name, fn in systems.items():
+            samples[name].append(_time_call(fn, inner[name]) * w.per_call_scale)
+    stats = {name: {"median": statistics.median(v), "min": min(v), "max": max(v)}
+             for name, v in samples.items()}
+    return {"name": w.name, "unit": w.unit, "stats": stats, "budget": w.budget}
+
+
+def _fmt(seconds: float, unit: str) -> str:
+    return f"{seconds * 1e6:.2f}" if unit == "us" else f"{seconds * 1e3:.3f}"
+
+
+def table(results) -> str:
+    lines = ["| workload | dyngrad | torch | numpy | dyngrad/torch | dyngrad/numpy | budget |",
+             "|---|---|---|---|---|---|---|"]
+    for r in results:
+        s, u = r["stats"], r["unit"]
+        cells = []
+        for name in ("dyngrad", "torch", "numpy"):
+            if name in s:
+                m = s[name]
+                cells.append(f"{_fmt(m['median'], u)} {u} ({_fmt(m['min'], u)}–"
+                             f"{_fmt(m['max'], u)})")
+            else:
+                cells.append("—")
+        d = s["dyngrad"]["median"]
+        rt = f"{d / s['torch']['median']:.2f}" if "torch" in s else "—"
+        rn = f"{d / s['numpy']['median']:.2f}" if "numpy" in s else "—"
+        lines.append(f"| {r['name']} | {' | '.join(cells)} | {rt} | {rn} | {r['budget']} |")
+    return "\n".join(lines)
+
+
+def machine() -> str:
+    import numpy
+    import torch
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return (f"{cpu}; Python {platform.python_version()}; numpy {numpy.__version__}; "
+            f"torch {torch.__version__}; threads {torch.get_num_threads()}")
+
+
+def commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def run_all(args) -> int:
+    import torch
+    torch.set_num_threads(args.threads)
+    results = []
+    for w in workloads.ALL:
+        if args.only and args.only not in w.name:
+            continue
+        print(f"running {w.name} …", flush=True)
+        results.append(run_workload(w, args.rounds))
+    header = (f"{datetime.date.today()} · commit {commit()} · {machine()} · "
+              f"{args.rounds} interleaved rounds · medians (min–max)")
+    text = header + "\n\n" + table(results)
+    print("\n" + text)
+    with open(args.json, "w") as f:
+        json.dump({"header": header, "results": results}, f, indent=1)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write("# Benchmark results\n\nLatest run of `make bench` (`python -m bench`).\n\n"
+                    + text + "\n")
+    return 0
