@@ -92,4 +92,57 @@ class UnaryMethod(Workload):
         np.testing.assert_allclose(systems["dyngrad"]().numpy(), systems["numpy"](), rtol=1e-6)
 
 
-ALL = [NoGradPointwise(), UnaryMethod()]
+class OpOverhead(Workload):
+    """(a) per-op overhead: a chain of 200 pointwise ops on a (4,) tensor, forward + backward.
+
+    The chain alternates ``x * w`` and ``x + w`` with w a leaf that requires grad; the NumPy
+    baseline computes the same forward and its hand-derived backward.
+    """
+    name = "op overhead: 200-op chain fwd+bwd, (4,) float32, per op"
+    ops = 200
+    per_call_scale = 1 / 200
+    budget = "≤ 1.0× torch"
+
+    def setup(self):
+        import torch
+        import dyngrad
+        rng = np.random.default_rng(0)
+        x0 = rng.uniform(0.9, 1.1, 4).astype(np.float32)
+        w0 = rng.uniform(0.9, 1.1, 4).astype(np.float32)
+        half = self.ops // 2
+
+        def run(lib):
+            x = lib.tensor(x0)
+            w = lib.tensor(w0, requires_grad=True)
+            y = x
+            for _ in range(half):
+                y = y * w
+                y = y + w
+            y.sum().backward()
+            return w.grad
+
+        def run_numpy():
+            ys = [x0]
+            y = x0
+            for _ in range(half):
+                y = y * w0
+                ys.append(y)
+                y = y + w0
+            g = np.ones_like(y)
+            gw = np.zeros_like(w0)
+            for i in range(half, 0, -1):
+                gw += g            # from y = y + w
+                gw += g * ys[i - 1]  # from y = y * w
+                g = g * w0
+            return gw
+
+        return {"dyngrad": lambda: run(dyngrad), "torch": lambda: run(torch),
+                "numpy": run_numpy}
+
+    def check(self, systems):
+        want = systems["numpy"]()
+        np.testing.assert_allclose(systems["dyngrad"]().numpy(), want, rtol=1e-4)
+        np.testing.assert_allclose(systems["torch"]().numpy(), want, rtol=1e-4)
+
+
+ALL = [NoGradPointwise(), UnaryMethod(), OpOverhead()]

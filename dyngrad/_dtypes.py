@@ -141,7 +141,8 @@ class finfo:
         self.max = float(info.max)
         self.min = float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = float(info.resolution)
+        # NumPy keeps resolution as a float16 (0.0010004); torch reports the decimal 10**-precision
+        self.resolution = float(10.0 ** -int(info.precision))
 
     def __repr__(self) -> str:
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
@@ -163,4 +164,4 @@ class iinfo:
         self.dtype = type.name
 
     def __repr__(self) -> str:
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"  # torch's %g

@@ -69,7 +69,8 @@ class Tensor:
 
     __slots__ = ("_data", "_storage", "_offset", "_requires_grad", "grad_fn", "_grad",
                  "_base", "_retains_grad", "_backward_hooks", "_output_nr", "_is_inference",
-                 "_post_accumulate_grad_hooks", "_view_fn", "__weakref__", "__dict__")
+                 "_post_accumulate_grad_hooks", "_view_fn", "_accumulator", "__weakref__",
+                 "__dict__")
 
     # Tensor() / Tensor(data) / Tensor(*sizes): torch's legacy constructor (default dtype).
     def __new__(cls, *args, **kwargs):
@@ -210,7 +211,7 @@ class Tensor:
         """A tensor sharing this one's storage with the given geometry (in elements)."""
         st = self._storage_obj()
         v = _new(type(self) if type(self) is Tensor else Tensor)
-        v._data = _npb.strided(st.buffer, shape, stride, offset)
+        v._data = _npb.strided(st.buffer, shape, stride, offset, self._data.dtype)
         v._storage = st
         v._offset = offset
         v._requires_grad = False
@@ -227,6 +228,8 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         if self.grad_fn is not None:
+            if value:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables.")
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
                 "a computed variable in a subgraph that doesn't require differentiation use "
@@ -236,7 +239,88 @@ class Tensor:
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if self.grad_fn is not None and requires_grad:
+            return self   # already requires grad: torch allows this on non-leaves
         self.requires_grad = requires_grad
+        return self
+
+    # -- autograd -------------------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see autograd.backward)."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        """``hook(grad) -> Tensor or None`` runs when the gradient w.r.t. this tensor is
+        computed; a returned tensor replaces the gradient. Returns a handle with ``remove()``."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._register_tensor_prehook(getattr(self, "_output_nr", 0), hook)
+        from .utils.hooks import RemovableHandle
+        hooks = getattr(self, "_backward_hooks", None)
+        if hooks is None:
+            hooks = self._backward_hooks = {}
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after the gradient was accumulated into this leaf's .grad."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        from .utils.hooks import RemovableHandle
+        hooks = getattr(self, "_post_accumulate_grad_hooks", None)
+        if hooks is None:
+            hooks = self._post_accumulate_grad_hooks = {}
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def retain_grad(self) -> None:
+        """Populate ``.grad`` of this non-leaf tensor during backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or getattr(self, "_retains_grad", False):
+            return
+        import weakref
+        ref = weakref.ref(self)
+
+        def retain(grad):
+            t = ref()
+            if t is None:
+                return
+            old = getattr(t, "_grad", None)
+            t._grad = grad.detach().clone() if old is None else old + grad
+        fn = self.grad_fn
+        hooks = getattr(fn, "_retains_grad_hooks", None)
+        if hooks is None:
+            hooks = fn._retains_grad_hooks = {}
+        fn._hooked = True
+        hooks[getattr(self, "_output_nr", 0)] = retain
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        return self.grad_fn is not None and getattr(self, "_retains_grad", False)
+
+    def detach_(self) -> "Tensor":
+        """Make this tensor a leaf that does not require grad (in place)."""
+        if getattr(self, "_base", None) is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
+                               "using DistributedDataParallel (DDP) for training, and "
+                               "gradient_as_bucket_view is set as True, gradients are views of "
+                               "DDP buckets, and hence detach_() cannot be called on these "
+                               "gradients. To fix this error, please refer to the "
+                               "Optimizer.zero_grad() function in torch/optim/optimizer.py as "
+                               "the solution.")
+        self.grad_fn = None
+        self._requires_grad = False
         return self
 
     @property
@@ -260,14 +344,38 @@ class Tensor:
 
     @grad.setter
     def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the "
+                    "gradient and the tensor are the same size")
+            if value._data.dtype != self._data.dtype:
+                want = D._FROM_NP[self._data.dtype]._legacy
+                got = {"float64": "double", "float32": "float", "float16": "half"}.get(
+                    value.dtype.name, value.dtype.name)
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{got}' to a tensor with "
+                    f"grad_dtype '{want}'. The gradient must match the tensor's grad_dtype "
+                    "(defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+                    "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype "
+                    "with caution. Diverging the dtypes of a tensor and its gradient may break "
+                    "downstream systems that assume they match.")
         self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
 
     @property
     def _base_or_none(self):
         return getattr(self, "_base", None)
 
-    @property
-    def is_inference(self):
+    def is_inference(self) -> bool:
+        """True for tensors created in inference mode."""
         return getattr(self, "_is_inference", False)
 
     def detach(self) -> "Tensor":
@@ -307,10 +415,10 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        arr = self._data
+        arr = self.numpy()      # torch's __array__ is numpy(): the requires-grad error included
         if dtype is not None and arr.dtype != dtype:
             return arr.astype(dtype)
-        return arr.copy() if copy else arr
+        return arr.copy(order="K") if copy else arr
 
     def item(self):
         if self._data.size != 1:
@@ -324,12 +432,12 @@ class Tensor:
     def __float__(self) -> float:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return float(self.item().real if self.is_complex() else self.item())
+        return float(_ops.creation.checked_scalar(self.item(), D.float64))  # torch's overflow text
 
     def __int__(self) -> int:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return int(self.item())
+        return int(_ops.creation.checked_scalar(self.item(), D.int64) if self.is_complex() else self.item())
 
     def __complex__(self) -> complex:
         if self._data.size != 1:
@@ -338,7 +446,7 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} is ambiguous")
         return bool(self.item())
 
     def __index__(self) -> int:
@@ -383,6 +491,7 @@ class Tensor:
     # Python operators are installed from _OPERATORS at the end of this file.
     def __getitem__(self, index): return _ops.getitem(self, index)
     def __setitem__(self, index, value): _ops.setitem(self, index, value)
+    def __delitem__(self, index): _ops.delitem(self, index)
 
     # -- small properties that are views -----------------------------------------------------
     @property
@@ -471,7 +580,7 @@ _OPERATORS = [
     ("__radd__", "add", "reflected"),
     ("__iadd__", "add_", "binary"),
     ("__sub__", "sub", "binary"),
-    ("__rsub__", "sub", "reflected"),
+    ("__rsub__", "rsub", "binary"),           # 2 - x is rsub(x, 2): RsubBackward1
     ("__isub__", "sub_", "binary"),
     ("__mul__", "mul", "binary"),
     ("__rmul__", "mul", "reflected"),

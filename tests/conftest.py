@@ -13,7 +13,11 @@ torch.set_num_threads(1)
 def _restore_defaults():
     """Tests may change the default dtype or print options; put them back."""
     import dyngrad
+    from dyngrad.autograd import grad_mode
     yield
+    grad_mode._state.grad_enabled = True
+    grad_mode._state.inference = False
+    torch.set_grad_enabled(True)
     if dyngrad.get_default_dtype() is not dyngrad.float32:
         dyngrad.set_default_dtype(dyngrad.float32)
     if torch.get_default_dtype() is not torch.float32:

@@ -96,6 +96,7 @@ def test_random_dtype_mixes_in_ops(a, b, op):
     try:
         want = _apply(torch, op, operand(torch, *a), operand(torch, *b))
     except Exception as e:  # noqa: BLE001 -- torch refuses (e.g. where with mismatched scalar): so must we
+        assume("ComplexHalf" not in str(e))  # see COMPLEX32: we compute in complex64 instead
         with pytest.raises(type(e)):
             _apply(dyngrad, op, operand(dyngrad, *a), operand(dyngrad, *b))
         return

@@ -69,6 +69,11 @@ class set_grad_enabled(_DecoratorContextManager):
         self.mode = bool(mode)
         _state.grad_enabled = self.mode
 
+    def __call__(self, func):
+        # used as a decorator: undo the switch __init__ made (torch does the same)
+        _state.grad_enabled = self.prev
+        return super().__call__(func)
+
     def __enter__(self) -> None:
         _state.grad_enabled = self.mode
 
@@ -77,6 +82,9 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def clone(self):
         return self.__class__(self.mode)
+
+    def __repr__(self) -> str:
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
 
 
 class inference_mode(_DecoratorContextManager):

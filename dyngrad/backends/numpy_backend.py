@@ -29,10 +29,19 @@ def flat_buffer(arr: np.ndarray) -> np.ndarray:
                                            writeable=arr.flags.writeable)
 
 
-def strided(buffer: np.ndarray, shape, stride, offset: int) -> np.ndarray:
-    """A strided view of a flat buffer (shape, stride and offset in elements, as torch's)."""
-    itemsize = buffer.itemsize
-    return np.ndarray(shape, buffer.dtype, buffer, offset * itemsize,
+def strided(buffer: np.ndarray, shape, stride, offset: int, dtype=None) -> np.ndarray:
+    """A strided view of a flat buffer (shape, stride and offset in elements, as torch's).
+
+    ``dtype`` reinterprets the bytes (``Tensor.view(dtype)``); offset and strides then count
+    elements of that dtype. An empty view addresses no memory, so its offset may lie past the
+    buffer's end as torch allows (``x[:, 5:]``); NumPy refuses that, so it is built at 0.
+    """
+    if dtype is None:
+        dtype = buffer.dtype
+    itemsize = dtype.itemsize
+    if 0 in shape:
+        offset = 0
+    return np.ndarray(shape, dtype, buffer, offset * itemsize,
                       tuple(s * itemsize for s in stride))
 
 

@@ -7,8 +7,17 @@ from ._registry import FUNCTIONS, INPLACE, METHODS, OPS, composite, defop  # noq
 
 # Each module registers its ops on import.
 from . import creation  # noqa: F401,E402
+from . import tensor_new  # noqa: F401,E402
+from . import range_factories  # noqa: F401,E402
+from . import random  # noqa: F401,E402
+from . import distributions  # noqa: F401,E402
+from . import conversion  # noqa: F401,E402
 from . import pointwise  # noqa: F401,E402
 from . import reduction  # noqa: F401,E402
+from . import shape  # noqa: F401,E402
+from .indexing import delitem, getitem, setitem  # noqa: F401,E402
+from . import linalg  # noqa: F401,E402
+from . import _autograd_utils  # noqa: F401,E402
 
 globals().update(METHODS)
 globals().update(FUNCTIONS)

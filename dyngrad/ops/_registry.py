@@ -28,8 +28,11 @@ import inspect
 
 from .. import _dtypes as D
 from .._promotion import Promote, elementwise_dtypes, promote_types, scalar_dtype, _combine
-from .._utils import broadcast_error, shape_str
+from .._utils import broadcast_error, broadcast_shapes, contiguous_strides, shape_str
 from ..autograd import grad_mode as _gm
+from ..autograd.graph import gradient_edge as _gradient_edge, node_class as _node_class
+from ..autograd.graph import _next_sequence_nr
+from ..autograd.saved import SavedTensor
 from .._layout import elementwise_strides
 from ..backends import numpy_backend as _npb
 
@@ -59,8 +62,10 @@ class OpSpec:
 
     __slots__ = ("name", "base", "node", "promote", "kernel", "inputs", "n_inputs", "variants",
                  "saves", "view", "signature", "backward_fn", "differentiable", "_dtype_cache",
+                 "diff_index",
                  "nondiff_outputs", "list_input", "nopromote", "__wrapped__", "doc",
-                 "pointwise", "fast")
+                 "pointwise", "fast", "scalars", "optional",
+                 "node_cls", "arg_positions", "arg_defaults", "save_index", "saves_result")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False):
@@ -76,17 +81,35 @@ class OpSpec:
         self.saves = tuple(saves)
         self.view = view
         self.differentiable = differentiable
+        # inputs that get an edge in the graph (None: all); torch's Scalar arguments get none
+        self.diff_index = None if differentiable is None else tuple(
+            self.inputs.index(n) for n in differentiable)
         self.nondiff_outputs = tuple(nondiff_outputs)
         self.backward_fn = None
         self._dtype_cache = {}
         # inputs that keep their dtype and take no part in promotion (where's condition)
         self.nopromote = frozenset(self.inputs.index(n) for n in nopromote)
         self.pointwise = pointwise
+        self.scalars = None  # indices of inputs that accept Python numbers (None: all)
+        # inputs that may be None: those whose kernel parameter defaults to None (clamp's min)
+        self.optional = frozenset(
+            i for i, p in enumerate(list(inspect.signature(kernel).parameters.values())[1:])
+            if i < len(self.inputs) and p.default is None)
         # the fast path serves ops whose inputs are all plain tensors taking part in promotion
         self.fast = not view and not self.list_input and not nopromote \
             and promote is not Promote.NONE and 1 <= self.n_inputs <= 2
         params = list(inspect.signature(kernel).parameters.values())[1:]  # drop xp
         self.signature = inspect.Signature(params)
+        # the node (ctx) reads the op's other arguments by name: positions after the inputs
+        n_in = 0 if view else len(self.inputs)   # a view kernel has no `self` parameter
+        others = [p for p in params[n_in:]]
+        self.arg_positions = {p.name: i for i, p in enumerate(others)
+                              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)}
+        self.arg_defaults = {p.name: (None if p.default is p.empty else p.default)
+                             for p in others}
+        self.save_index = tuple(self.inputs.index(n) for n in self.saves if n != "result")
+        self.saves_result = "result" in self.saves
+        self.node_cls = _node_class(self) if node else None
         self.__wrapped__ = kernel
         self.doc = kernel.__doc__
 
@@ -202,10 +225,76 @@ def _check_input(spec, value, index):
     if isinstance(value, _Tensor):
         return
     if isinstance(value, (bool, int, float, complex)) or type(value).__module__ == "numpy":
-        return
+        if spec.scalars is None or index in spec.scalars:
+            return
     name = spec.inputs[index] if index < len(spec.inputs) else f"arg{index}"
     raise TypeError(f"{spec.base}(): argument '{'input' if name == 'self' else name}' "
                     f"(position {index + 1}) must be Tensor, not {type(value).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Recording the graph
+# ---------------------------------------------------------------------------------------------
+_NO_EDGE = (None, 0)
+
+
+def _requires_grad(inputs) -> bool:
+    for t in inputs:
+        if isinstance(t, _Tensor) and t._requires_grad:
+            return True
+    return False
+
+
+def _record(spec, inputs, rest, kwargs, outputs):
+    """Create the op's node on its outputs: edges, input metadata, saved values.
+
+    Called only when grad mode is on and some input requires grad. `inputs` are the op's
+    tensor inputs (Python numbers where torch would wrap a scalar), `outputs` the new tensors.
+    """
+    node = _new(spec.node_cls)
+    node._seq = _next_sequence_nr()
+    node._hooked = False
+    edges = []
+    meta = []
+    diff = spec.diff_index
+    for t in (inputs if diff is None else [inputs[i] for i in diff]):
+        if isinstance(t, _Tensor):
+            edges.append(_gradient_edge(t) if t._requires_grad else _NO_EDGE)
+            meta.append((t._data.shape, t._data.dtype))
+        else:
+            edges.append(_NO_EDGE)
+            meta.append(None)
+    node.next_functions = tuple(edges)
+    node._meta = tuple(meta)
+    node._args = rest
+    node._kwargs = kwargs
+    saved = []
+    for name, i in zip(spec.saves, spec.save_index):
+        t = inputs[i]
+        saved.append(SavedTensor(t) if isinstance(t, _Tensor) else _SavedValue(t))
+    nondiff = spec.nondiff_outputs
+    for nr, out in enumerate(outputs):
+        if out._data.dtype.kind in "fc" and nr not in nondiff:
+            out.grad_fn = node
+            out._requires_grad = True
+            if nr:
+                out._output_nr = nr
+    if spec.saves_result:
+        saved.insert(spec.saves.index("result"), SavedTensor(outputs[0], is_output=True))
+    node._saved = tuple(saved)
+    return node
+
+
+class _SavedValue:
+    """A saved Python number (a scalar where torch's schema has a tensor)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def unpack(self, node):
+        return self.value
 
 
 def _run_view(spec, args, kwargs):
@@ -224,8 +313,15 @@ def _run_view(spec, args, kwargs):
     geom = (self._data.shape, self.stride(), self._offset)
     result = spec.kernel(geom, *args[1:], **kwargs)
     if type(result) is list:
-        return tuple(self._make_view(*g) for g in result)
-    return self._make_view(*result)
+        outs = tuple(self._make_view(*g) for g in result)
+    else:
+        outs = (self._make_view(*result),)
+    if self._requires_grad and spec.node_cls is not None and _grad_state.grad_enabled:
+        _record(spec, (self,), args[1:], kwargs, outs)
+    elif _grad_state.inference or getattr(self, "_is_inference", False):
+        for t in outs:
+            t._is_inference = True
+    return outs if type(result) is list else outs[0]
 
 
 def _run(spec, args, kwargs, inplace_target=None, inplace=False):
@@ -240,7 +336,7 @@ def _run(spec, args, kwargs, inplace_target=None, inplace=False):
                 r = spec._dtype_cache.get(x.dtype)
                 if r is not None and r[0] is x.dtype:
                     result = spec.kernel(_npb.xp, x)
-                    if x.ndim > 1 and not x.flags.c_contiguous:
+                    if x.ndim > 1 and not x.flags.c_contiguous and spec.pointwise:
                         result = _relayout(result, (x,))
             else:
                 b = args[1]
@@ -255,13 +351,14 @@ def _run(spec, args, kwargs, inplace_target=None, inplace=False):
                             except ValueError as e:
                                 raise _translate_value_error(spec, args, e) from None
                             if (x.ndim > 1 or y.ndim > 1) and not (
-                                    x.flags.c_contiguous and y.flags.c_contiguous):
+                                    x.flags.c_contiguous and y.flags.c_contiguous) \
+                                    and spec.pointwise:
                                 result = _relayout(result, (x, y))
                 elif tb is float or tb is int:
                     r = spec._dtype_cache.get((x.dtype, tb))
                     if r is not None and r[0] is x.dtype and (tb is float or r[2]):
                         result = spec.kernel(_npb.xp, x, b)
-                        if x.ndim > 1 and not x.flags.c_contiguous:
+                        if x.ndim > 1 and not x.flags.c_contiguous and spec.pointwise:
                             result = _relayout(result, (x,))
     if result is None:
         return _run_general(spec, args, kwargs, inplace_target, inplace)
@@ -269,12 +366,20 @@ def _run(spec, args, kwargs, inplace_target=None, inplace=False):
         result = _asarray(result)
     if result.dtype is not r[1]:
         result = result.astype(r[1])
+    if not result.size and result.ndim and 0 in result.strides:
+        result = _dense_empty(result)
     t = _new(_Tensor)
     t._data = result
     t._storage = None
     t._offset = 0
     t._requires_grad = False
     t.grad_fn = None
+    if _grad_state.grad_enabled:
+        if spec.node_cls is not None and (
+                a._requires_grad or (type(args[-1]) is _Tensor and args[-1]._requires_grad)):
+            _record(spec, args, (), None, (t,))
+    elif _grad_state.inference:
+        t._is_inference = True
     return t
 
 
@@ -317,8 +422,8 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
         a = inputs[0]
         if not isinstance(a, _Tensor):
             _check_input(spec, a, 0)
-            from .creation import scalar_tensor
-            a = scalar_tensor(a)
+            from .creation import wrapped_scalar
+            a = wrapped_scalar(a)
             inputs = (a,)
         arr = a._data
         key = arr.dtype
@@ -332,11 +437,11 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
             if isinstance(a, _Tensor):
                 key.append(a._data.dtype if a._data.ndim else (a._data.dtype, 0))
             else:
-                if a is not None:
+                if a is not None or i not in spec.optional:
                     _check_input(spec, a, i)
                 key.append(type(a))
         key = tuple(key)
-        comp, res_dt = spec._dtype_cache.get(key) or spec.dtypes_for(key, inputs)
+        comp, res_dt = (spec._dtype_cache.get(key) or spec.dtypes_for(key, inputs))[:2]
         if spec.fast and n == 2:
             _remember_fast_key(spec, inputs, comp, res_dt)
         arrays = []
@@ -357,6 +462,8 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
 
     if kwargs and kwargs.get("dtype") is not None:
         res_dt = kwargs["dtype"].np   # an explicit dtype= decides the result type
+    if inplace and spec.pointwise:
+        _check_inplace_target(inplace_target, inputs, res_dt)
 
     # 2. kernel --------------------------------------------------------------------------------
     try:
@@ -364,39 +471,110 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
     except ValueError as e:
         raise _translate_value_error(spec, inputs, e) from None
 
-    # 3. wrap ----------------------------------------------------------------------------------
+    # 3. wrap (and record) ------------------------------------------------------------------
     if spec.pointwise and type(result) is _ndarray and result.ndim > 1:
-        result = _relayout(result, arrays if not spec.list_input else arrays[0])
-    if type(result) is tuple:
-        return tuple(_finish(spec, r, res_dt, None, None, False) for r in result)
-    return _finish(spec, result, res_dt, out, inplace_target, inplace)
-
-
-def _finish(spec, result, res_dt, out, target, inplace):
-    if type(result) is not _ndarray:
-        result = _asarray(result)
+        # the layout follows the inputs as given, not their promoted copies
+        result = _relayout(result, [a._data for a in (inputs[0] if spec.list_input else inputs)
+                                    if isinstance(a, _Tensor)])
+    record = _grad_state.grad_enabled and spec.node_cls is not None and _requires_grad(
+        inputs[0] if spec.list_input else inputs)
     if inplace:
-        return _write_inplace(spec, target, result)
-    if result.dtype is not res_dt and result.dtype != res_dt and not spec.view:
-        result = result.astype(res_dt)
-    if out is not None:
-        return _write_out(spec, out, result)
-    return _wrap(result)
+        return _write_inplace(spec, inplace_target, _as_array(result), inputs, rest, kwargs,
+                              record)
+    if type(result) is tuple:
+        outs = tuple(_wrap(_cast(spec, _as_array(r), res_dt)) for r in result)
+    else:
+        result = _cast(spec, _as_array(result), res_dt)
+        if out is not None:
+            if record:
+                raise RuntimeError(f"{spec.base}(): functions with out=... arguments don't "
+                                   "support automatic differentiation, but one of the "
+                                   "arguments requires grad.")
+            return _write_out(spec, out, result)
+        outs = (_wrap(result),)
+    if record:
+        _record(spec, inputs[0] if spec.list_input else inputs, rest, kwargs, outs)
+    elif _grad_state.inference:
+        for t in outs:
+            t._is_inference = True
+    return outs if type(result) is tuple else outs[0]
 
 
-def _write_inplace(spec, target, result):
-    """Copy an op's result into `target` (``x.add_(y)``) after torch's checks."""
+def _as_array(result):
+    if type(result) is not _ndarray:
+        return _asarray(result)
+    if not result.size and result.ndim and 0 in result.strides:
+        return _dense_empty(result)
+    return result
+
+
+def _dense_empty(result):
+    """NumPy gives empty results zero strides; torch gives them contiguous ones."""
+    return _npb.strided(_npb.xp.empty(0, result.dtype), result.shape,
+                        contiguous_strides(result.shape), 0)
+
+
+def _cast(spec, result, res_dt):
+    if result.dtype is not res_dt and result.dtype != res_dt:
+        return result.astype(res_dt)
+    return result
+
+
+def _check_inplace_target(target, inputs, res_dt):
+    """torch's checks before a pointwise in-place kernel runs: overlap, broadcast, shape, cast."""
+    target._check_writeable()
+    shapes = [a._data.shape for a in inputs if isinstance(a, _Tensor)]
+    shape = tuple(broadcast_shapes(*shapes)) if len(shapes) > 1 else target._data.shape
+    if shape != target._data.shape:
+        raise RuntimeError(f"output with shape {shape_str(target._data.shape)} doesn't match "
+                           f"the broadcast shape {shape_str(shape)}")
+    res = D.from_np(res_dt)
+    if res.category > target.dtype.category:
+        raise RuntimeError(f"result type {res._legacy} can't be cast to the desired output "
+                           f"type {target.dtype._legacy}")
+
+
+def _write_inplace(spec, target, result, inputs=(), rest=(), kwargs=None, record=False):
+    """Copy an op's result into `target` (``x.add_(y)``) after torch's checks.
+
+    With autograd on, the target's history is rebased: its ``grad_fn`` becomes the in-place
+    op's node, whose first edge is the target's old gradient edge.
+    """
+    if result.shape != target._data.shape:   # torch checks the shape before the dtype
+        raise RuntimeError(f"output with shape {shape_str(target._data.shape)} doesn't match "
+                           f"the broadcast shape {shape_str(result.shape)}")
     res_dt = D.from_np(result.dtype)
     dst_dt = target.dtype
     if res_dt.category > dst_dt.category:
         raise RuntimeError(f"result type {res_dt._legacy} can't be cast to the desired output "
                            f"type {dst_dt._legacy}")
-    if result.shape != target._data.shape:
-        raise RuntimeError(f"output with shape {shape_str(target._data.shape)} doesn't match "
-                           f"the broadcast shape {shape_str(result.shape)}")
     target._check_writeable()
+    if not _grad_state.inference and getattr(target, "_is_inference", False):
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
+    if _grad_state.grad_enabled and target._requires_grad and target.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    if record and getattr(target, "_base", None) is not None \
+            and target._base._requires_grad:
+        raise NotImplementedError(
+            f"{spec.base}_(): in-place on a view of a tensor that requires grad is not "
+            "supported yet (CopySlices comes with the in-place issue)")
+    if record and "self" in spec.saves:
+        # the formula needs self's value from before the write: save a copy with its history
+        original = _wrap(target._data.copy())
+        original.grad_fn = target.grad_fn
+        original._requires_grad = target._requires_grad
+        if getattr(target, "_output_nr", 0):
+            original._output_nr = target._output_nr
+        inputs = (original,) + tuple(inputs[1:])
     _npb.xp.copyto(target._data, result, casting="unsafe")
     target._bump_version()
+    if record:
+        _record(spec, inputs, rest, kwargs, (target,))
+        target._output_nr = 0
     return target
 
 
@@ -408,6 +586,11 @@ def _write_out(spec, out, result):
                            f"type {out.dtype._legacy}")
     if out._data.shape != result.shape:
         out.resize_(result.shape)
+        if result.ndim > 1 and result.size > 1 and not result.flags.c_contiguous:
+            # a resized out takes the computed layout, as TensorIterator gives it
+            itemsize = result.itemsize
+            out._data = _npb.strided(out._storage_obj().buffer, result.shape,
+                                     tuple(st // itemsize for st in result.strides), out._offset)
     _npb.xp.copyto(out._data, result, casting="unsafe")
     out._bump_version()
     return out
@@ -429,11 +612,16 @@ def _translate_value_error(spec, inputs, e):
 def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFAULT,
           inputs=("self",), variants=("function", "method"), saves=(), view: bool = False,
           differentiable=None, nondiff_outputs=(), public: str | None = None,
-          nopromote=(), pointwise: bool = False):
+          nopromote=(), pointwise: bool = False, scalars=None):
     """Declare a primitive op: the decorated function is its forward kernel on arrays.
 
     With ``view=True`` the kernel instead maps geometry to geometry (see ``_run_view``).
     ``pointwise=True`` gives results torch's layout (Note [Output layout of pointwise ops]).
+    ``differentiable=("self",)`` names the inputs that get graph edges (default: all inputs);
+    the others take part in promotion only, like torch's Scalar arguments (``x ** 2``).
+    The backward formula returns one gradient per differentiable input, in order.
+    ``scalars`` names the inputs that accept Python numbers (default: all), as torch's
+    overloads do (``remainder.Scalar_Tensor`` takes a number ``self``; ``maximum`` none).
 
     ``name`` is torch's schema name with overload (``"sum.dim_IntList"``); ``public`` is the
     name the variants are installed under (default: the part before the dot). Variants:
@@ -444,6 +632,8 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
     def deco(kernel):
         spec = OpSpec(name, kernel, node, promote, inputs, variants, saves, view,
                       differentiable, nondiff_outputs, nopromote, pointwise)
+        if scalars is not None:
+            spec.scalars = frozenset(spec.inputs.index(n) for n in scalars)
         OPS[name] = spec
         pub = public or spec.base
         if "function" in variants:

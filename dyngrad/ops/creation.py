@@ -1,268 +1,677 @@
-"""Tensor creation: tensor/as_tensor/from_numpy, zeros/ones/full/empty/arange and ``_like``.
+"""Tensor creation: zeros/ones/full/empty/eye/scalar_tensor and the ``_like`` family, plus the
+helpers every factory shares (scalar conversion, casts, layouts, sizes, ``out=``).
 
 Creation functions make leaves: they take ``dtype``, ``device`` and ``requires_grad`` keywords
-as torch's do and never record graph nodes.
+as torch's do and never record graph nodes. ``tensor``/``from_numpy`` live in tensor_new.py,
+arange/linspace/logspace in range_factories.py, the random factories in random.py.
+
+Note [Scalar conversions]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+torch converts a Python number into a tensor element in two different ways, and the errors
+differ, so dyngrad keeps both:
+
+* ``torch.tensor(data)`` stores each element as its C++ ``store_scalar`` does: an integer
+  dtype unpacks the object as a C ``long long`` (``__index__``; ``ValueError: Overflow when
+  unpacking long long``) and checks the range ("value cannot be converted to type uint8 without
+  overflow"), a floating dtype unpacks a C double ("must be real number, not list").
+* ``full``/``fill_``/``scalar_tensor`` go through ``c10::Scalar::to<T>()`` (``checked_scalar``
+  below), whose message names the C++ type ("... to type uint8_t without overflow").
+
+Both follow c10's ``overflows`` rule: an unsigned dtype accepts negative *integers* down to
+``-max`` (they wrap), never negative floats; floating dtypes accept inf and NaN but not finite
+values beyond their range; a complex value with a non-zero imaginary part overflows any real
+dtype. Converting to bool never overflows.
+
+Note [Casts]
+~~~~~~~~~~~~
+``cast_array`` is torch's element conversion where NumPy's differs: a double becomes a half
+through float (torch's ``c10::Half`` has no constructor from double, so 1 + 2**-11 + 2**-40 is
+1.0 in torch and 1.001 in NumPy), and complex to real warns with torch's text.
 """
 from __future__ import annotations
 
+import math
+import operator
 import warnings
 
 from .. import _dtypes as D
 from .._device import device as _device
 from .._promotion import scalar_dtype
+from .._utils import contiguous_strides, shape_str
 from ..backends import numpy_backend as _npb
 
 xp = _npb.xp
+_ndarray = xp.ndarray
+
+# c10's names for dtypes, as overflow and random-bounds messages print them
+C10_NAME = {D.bool_: "bool", D.uint8: "uint8_t", D.int8: "int8_t", D.int16: "int16_t",
+            D.int32: "int", D.int64: "int64_t", D.float16: "c10::Half", D.float32: "float",
+            D.float64: "double", D.complex64: "c10::complex<float>",
+            D.complex128: "c10::complex<double>"}
+TYPEMETA_NAME = {**C10_NAME, D.uint8: "unsigned char", D.int8: "signed char",
+                 D.int16: "short int", D.int64: "long int"}
+
+_COMPLEX_WARNING = ("Casting complex values to real discards the imaginary part (Triggered "
+                    "internally at /__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)")
+ZEROS = "zeros"   # the ``fill`` of alloc() for a zero-filled array
+_warned = set()   # torch's TORCH_WARN_ONCE warnings already given
+
+
+def _warn_once(msg: str) -> None:
+    if msg not in _warned:
+        _warned.add(msg)
+        warnings.warn(msg, UserWarning, stacklevel=3)
 
 
 def _tensor_cls():
-    from .._tensor import Tensor, _wrap
-    return Tensor, _wrap
+    from .._tensor import Tensor
+    return Tensor
 
 
-def _check_device(device) -> None:
+def _type_name(v) -> str:
+    """A type name as torch's argument parser prints it ('float', 'numpy.float64', 'Tensor')."""
+    t = type(v)
+    if isinstance(v, _tensor_cls()):
+        return "Tensor"
+    mod = t.__module__
+    return t.__name__ if mod in ("builtins", None) else f"{mod}.{t.__name__}"
+
+
+def invalid_combination(fname, args, signatures) -> TypeError:
+    """The TypeError of torch's argument parser when no overload matches the arguments."""
+    got = ", ".join(_type_name(a) for a in args)
+    lines = "".join(f" * ({sig})\n" for sig in signatures)
+    return TypeError(f"{fname}() received an invalid combination of arguments - got ({got}), "
+                     f"but expected one of:\n{lines}")
+
+
+FACTORY_KW = ("torch.dtype dtype = None, torch.layout layout = None, torch.device device = "
+              "None, bool pin_memory = False, bool requires_grad = False")
+
+
+# ---------------------------------------------------------------------------------------------
+# Devices, finishing a new leaf, out=
+# ---------------------------------------------------------------------------------------------
+def check_device(device) -> None:
+    """Accept cpu; raise torch's errors for devices dyngrad cannot serve here."""
     if device is None:
         return
-    d = _device(device)
-    if d.type != "cpu":
-        raise RuntimeError(f"Device '{d}' is not available: dyngrad has no backend for "
-                           f"'{d.type}' on this machine (dyngrad.cuda.is_available() is False)")
+    if type(device) is int:
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    d = device if isinstance(device, _device) else _device(device)
+    if d.type == "cpu":
+        return
+    if d.type == "cuda":
+        from .. import cuda
+        cuda._lazy_init()
+    raise NotImplementedError(f"dyngrad has no '{d.type}' backend: tensors live on the cpu")
 
 
-def _finish(arr, requires_grad=False, device=None):
-    _check_device(device)
-    _, wrap = _tensor_cls()
-    t = wrap(arr)
+def check_requires_grad(dtype: D.dtype) -> None:
+    if dtype.category < D.FLOAT:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+
+
+def finish(arr, requires_grad=False, device=None, out=None):
+    """Wrap a fresh array as a leaf (or write it into ``out``), after torch's checks."""
+    check_device(device)
+    if out is not None:
+        t = write_out(out, arr)
+    else:
+        from .._tensor import _wrap
+        t = _wrap(arr)
     if requires_grad:
-        if arr.dtype.kind not in "fc":
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
-                               "gradients")
+        check_requires_grad(D.from_np(arr.dtype))
         t._requires_grad = True
     return t
 
 
-def _infer_dtype(data):
-    """torch's dtype inference for nested Python data: the highest category seen."""
-    Tensor, _ = _tensor_cls()
-    best = None
-    stack = [data]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, Tensor):
-            d = v.dtype
-        elif isinstance(v, xp.ndarray):
-            d = D.from_np(v.dtype)
-        elif isinstance(v, (list, tuple)):
-            stack.extend(v)
-            continue
-        elif isinstance(v, xp.generic):
-            d = D.from_np(v.dtype)
-        elif isinstance(v, (bool, int, float, complex)):
-            d = scalar_dtype(v)
-        else:
-            raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
-        if best is None or d.category > best.category:
-            best = d
-        elif d.category == best.category and d.category > D.INT and d.itemsize > best.itemsize \
-                and not isinstance(v, (float, complex)):
-            best = d
-    return best or D.get_default_dtype()
+def out_dtype(dtype, out, default):
+    """The dtype a factory with ``out=`` produces: out's, which an explicit dtype must match."""
+    if out is None:
+        return dtype or default
+    if dtype is not None and dtype is not out.dtype:
+        raise RuntimeError(f"dtype {dtype._legacy} does not match dtype of out parameter "
+                           f"({out.dtype._legacy})")
+    return out.dtype
 
 
-def _to_nested(data):
-    """Replace tensors inside nested lists by their values; check the sequences are regular."""
-    Tensor, _ = _tensor_cls()
-    if isinstance(data, Tensor):
-        return data._data
-    if isinstance(data, (list, tuple)):
-        return [_to_nested(v) for v in data]
-    return data
-
-
-def _check_ragged(data, dim=0):
-    if isinstance(data, (list, tuple)) and data and isinstance(data[0], (list, tuple)):
-        n = len(data[0])
-        for v in data:
-            if not isinstance(v, (list, tuple)) or len(v) != n:
-                got = len(v) if isinstance(v, (list, tuple)) else type(v).__name__
-                raise ValueError(f"expected sequence of length {n} at dim {dim + 1} (got {got})")
-        for v in data:
-            _check_ragged(v, dim + 1)
-
-
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """A new leaf tensor holding a copy of ``data`` (nested lists, numbers, arrays, tensors)."""
-    Tensor, _ = _tensor_cls()
-    if isinstance(data, Tensor):
-        warnings.warn("To copy construct from a tensor, it is recommended to use "
-                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
-                      "requires_grad_(True), rather than torch.tensor(sourceTensor).",
-                      UserWarning, stacklevel=2)
-    if isinstance(data, str):
-        raise TypeError("new(): invalid data type 'str'")
-    d = dtype or _infer_dtype(data)
-    _check_ragged(data)
-    arr = xp.array(_to_nested(data), dtype=d.np)
-    return _finish(arr, requires_grad, device)
-
-
-def scalar_tensor(value, *, dtype=None, device=None, requires_grad=False):
-    """A 0-dim tensor of a Python number (dtype as torch infers it unless given)."""
-    d = dtype or scalar_dtype(value)
-    return _finish(xp.array(value, dtype=d.np), requires_grad, device)
-
-
-def as_tensor(data, dtype=None, device=None):
-    """Share memory with ``data`` when it is already a tensor/array of the right dtype."""
-    Tensor, _ = _tensor_cls()
-    if isinstance(data, Tensor):
-        return data if dtype is None or dtype is data.dtype else data.to(dtype)
-    if isinstance(data, xp.ndarray) and (dtype is None or dtype.np == data.dtype):
-        return from_numpy(data)
-    return tensor(data, dtype=dtype, device=device)
-
-
-def from_numpy(ndarray):
-    """A tensor sharing memory with a NumPy array (torch's errors for unsupported arrays)."""
-    if not isinstance(ndarray, xp.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    D.from_np(ndarray.dtype)
-    if any(s < 0 for s in ndarray.strides):
-        raise ValueError("At least one stride in the given numpy array is negative, and tensors "
-                         "with negative strides are not currently supported. (You can probably "
-                         "work around this by making a copy of your array  with array.copy().) ")
-    if any(s % ndarray.itemsize for s in ndarray.strides):
-        raise ValueError("given numpy array strides not a multiple of the element byte size. "
-                         "Copy the numpy array to reallocate the memory.")
-    return _finish(ndarray)
-
-
-def _size(size):
-    if len(size) == 1 and isinstance(size[0], (list, tuple)):
-        size = tuple(size[0])
-    for s in size:
-        if not isinstance(s, int) and not hasattr(s, "__index__"):
-            raise TypeError(f"empty(): argument 'size' must be tuple of ints, but found element "
-                            f"of type {type(s).__name__} at pos 0")
-        if int(s) < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {int(s)}: "
-                               f"[{', '.join(str(int(x)) for x in size)}]")
-    return tuple(int(s) for s in size)
-
-
-def _fresh(shape, d, fill):
-    if fill is None:
-        arr = xp.empty(shape, d.np)
-    elif fill == 0:
-        arr = xp.zeros(shape, d.np)
+def write_out(out, arr):
+    """Store a factory's result in ``out`` (resized when its shape differs, as torch)."""
+    if out._data.shape == arr.shape:
+        xp.copyto(out._data, arr, casting="unsafe")
     else:
-        arr = xp.full(shape, fill, d.np)
-    if arr.size == 0 and arr.ndim:   # NumPy gives 0 strides here, torch contiguous ones
-        from .._utils import contiguous_strides
-        arr = _npb.strided(xp.empty(0, d.np), shape, contiguous_strides(shape), 0)
-    return arr
+        out._data = arr.astype(out._data.dtype, copy=False)
+        out._storage = None
+        out._offset = 0
+    out._bump_version()
+    return out
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, out=None,
-          layout=None, pin_memory=False):
-    shape = _size(size)
-    arr = _fresh(shape, dtype or D.get_default_dtype(), None)
-    return _layout(_finish(arr, requires_grad, device), memory_format)
+# ---------------------------------------------------------------------------------------------
+# Scalars. See Note [Scalar conversions].
+# ---------------------------------------------------------------------------------------------
+def _overflow(d, name=None):
+    return RuntimeError(f"value cannot be converted to type {name or C10_NAME[d]} without "
+                        "overflow")
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None):
-    return _finish(_fresh(_size(size), dtype or D.get_default_dtype(), 0), requires_grad, device)
+def _int_limits(d):
+    info = xp.iinfo(d.np)
+    return int(info.min), int(info.max)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None):
-    return _finish(_fresh(_size(size), dtype or D.get_default_dtype(), 1), requires_grad, device)
+def _float_max(d) -> float:
+    return float(xp.finfo(d.to_real().np).max)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None,
-         layout=None):
-    d = dtype or scalar_dtype(fill_value)
-    return _finish(_fresh(_size((size,)), d, fill_value), requires_grad, device)
+def number(value, fname="", argname="", pos=0):
+    """A Python number from a Number, NumPy scalar or one-element tensor (torch's Scalar)."""
+    t = type(value)
+    if t is float or t is int or t is bool or t is complex:
+        return value
+    if isinstance(value, _tensor_cls()):
+        if value.numel() != 1 or value.ndim:
+            raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be "
+                            f"Number, not Tensor")
+        return value.item()
+    if isinstance(value, xp.generic) and value.dtype.kind in "biufc":
+        return value.item()
+    for base in (bool, int, float, complex):    # subclasses of Python numbers
+        if isinstance(value, base):
+            return base(value)
+    raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Number, not "
+                    f"{_type_name(value)}")
 
 
-def _layout(t, memory_format):
-    from .._tensor import preserve_format, contiguous_format
-    if memory_format is None or memory_format is contiguous_format \
-            or memory_format is preserve_format:
-        return t
-    return t.contiguous(memory_format=memory_format)
+def checked_scalar(value, d: D.dtype):
+    """``c10::Scalar::to<T>()``: `value` as a Python number for dtype `d`, or torch's error."""
+    if d is D.bool_:
+        return bool(value)
+    if type(value) is bool:
+        value = int(value)
+    if isinstance(value, complex):
+        if d.category != D.COMPLEX:
+            if value.imag != 0:
+                raise _overflow(d)
+            value = value.real
+        else:
+            for part in (value.real, value.imag):
+                if not math.isinf(part) and not math.isnan(part) and abs(part) > _float_max(d):
+                    raise _overflow(d)
+            return value
+    if isinstance(value, float):
+        if d.category >= D.FLOAT:
+            if not math.isinf(value) and not math.isnan(value) and abs(value) > _float_max(d):
+                raise _overflow(d)
+            return value
+        lo, hi = _int_limits(d)
+        if value != value or value < lo or value > hi:
+            raise _overflow(d)
+        return int(value)
+    # integers
+    if not -2 ** 63 <= value < 2 ** 64:
+        raise OverflowError("int too big to convert")
+    if d.category >= D.FLOAT:
+        if abs(value) > _float_max(d):
+            raise _overflow(d)
+        return value
+    lo, hi = _int_limits(d)
+    if value > hi or (value < lo and (lo < 0 or -value > hi)):
+        raise _overflow(d)
+    return value
 
 
-def _like(input, dtype, fill, requires_grad, memory_format):
-    d = dtype or input.dtype
-    t = _finish(_fresh(tuple(input.shape), d, fill), requires_grad)
-    from .._tensor import preserve_format
-    if memory_format is None or memory_format is preserve_format:
-        # keep a dense non-contiguous layout (channels_last, transposed), as torch does
-        if not input.is_contiguous() and _is_dense(input):
-            perm = sorted(range(input.ndim), key=lambda i: -input.stride(i))
-            base = _fresh(tuple(input.shape[i] for i in perm), d, fill)
-            inv = [perm.index(i) for i in range(input.ndim)]
-            t = _finish(base.transpose(inv), requires_grad)
-        return t
-    return _layout(t, memory_format)
+def fill_array(value, d: D.dtype):
+    """A 0-dim array of dtype `d` holding an already checked scalar (ints wrap as in C)."""
+    if d.category == D.COMPLEX:
+        return xp.array(complex(value)).astype(d.np)
+    if d.category == D.FLOAT:
+        return cast_array(xp.array(float(value)), d.np)
+    if d is D.bool_:
+        return xp.array(bool(value))
+    if isinstance(value, float):
+        value = int(value)
+    return xp.array(value).astype(d.np)     # int64 or uint64 -> d, wrapping
 
 
-def _is_dense(t):
-    pairs = sorted(zip(t.stride(), t.shape))
-    expected = 1
-    for s, n in pairs:
-        if n == 1:
-            continue
-        if s != expected:
+def wrapped_scalar(value):
+    """A 0-dim tensor for a Python number taking part in an op (torch's wrapped number)."""
+    from .._tensor import _wrap
+    d = scalar_dtype(value)
+    return _wrap(fill_array(checked_scalar(number(value), d), d) if d is not D.bool_
+                 else xp.array(bool(value)))
+
+
+def cast_array(arr, np_dtype):
+    """`arr` converted to `np_dtype` as torch converts elements. See Note [Casts]."""
+    src = arr.dtype
+    if src == np_dtype:
+        return arr
+    if src.kind == "c" and np_dtype.kind not in "cb":
+        _warn_once(_COMPLEX_WARNING)
+        arr = arr.real
+        src = arr.dtype
+    if np_dtype.kind == "f" and np_dtype.itemsize == 2 and src.itemsize == 8:
+        arr = arr.astype(xp.float32)
+    return arr.astype(np_dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# Layouts: contiguous, channels_last, and torch's preserve_format
+# ---------------------------------------------------------------------------------------------
+def is_non_overlapping_and_dense(shape, strides) -> bool:
+    """torch's ``compute_non_overlapping_and_dense``."""
+    if len(shape) == 1:
+        return shape[0] < 2 or strides[0] == 1
+    perm = sorted(range(len(shape)), key=lambda i: (shape[i] < 2, strides[i]))
+    need = 1
+    for i in perm:
+        if shape[i] < 2:
+            return True
+        if strides[i] != need:
             return False
-        expected *= n
+        need *= shape[i]
     return True
 
 
-def empty_like(input, *, dtype=None, device=None, requires_grad=False,
-               memory_format=None, layout=None):
-    return _like(input, dtype, None, requires_grad, memory_format)
+def infer_dense_strides(shape, strides) -> tuple:
+    """torch's ``infer_dense_strides``: dense strides keeping the dimension order of `strides`."""
+    nd = len(shape)
+    perm = list(range(nd - 1, -1, -1))
+
+    def should_swap(d0, d1):
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out = [0] * nd
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        if shape[d] > 1:
+            acc *= shape[d]
+    return tuple(out)
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False,
-               memory_format=None, layout=None):
-    return _like(input, dtype, 0, requires_grad, memory_format)
+def preserve_strides(shape, strides) -> tuple:
+    """Strides of ``empty_like(x)`` with preserve_format: x's own if dense, else inferred."""
+    shape, strides = tuple(shape), tuple(strides)
+    if 0 in shape or is_non_overlapping_and_dense(shape, strides):
+        return strides
+    return infer_dense_strides(shape, strides)
 
 
-def ones_like(input, *, dtype=None, device=None, requires_grad=False,
-              memory_format=None, layout=None):
-    return _like(input, dtype, 1, requires_grad, memory_format)
+def format_strides(shape, memory_format) -> tuple:
+    """Strides of a new tensor of `shape` in an explicit memory format."""
+    from .._tensor import channels_last, channels_last_3d, channels_last_strides, \
+        contiguous_format, preserve_format
+    if memory_format is None or memory_format is contiguous_format:
+        return contiguous_strides(shape)
+    if memory_format is channels_last or memory_format is channels_last_3d:
+        rank = 4 if memory_format is channels_last else 5
+        if len(shape) != rank:
+            raise RuntimeError(f"required rank {rank} tensor to use {memory_format.name} format")
+        return channels_last_strides(shape)
+    if memory_format is preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    raise RuntimeError(f"unsupported memory format {memory_format}")
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
-              memory_format=None, layout=None):
-    return _like(input, dtype, fill_value, requires_grad, memory_format)
+def like_strides(input, memory_format) -> tuple:
+    """Strides of an ``*_like(input)`` result (torch's empty_like)."""
+    from .._tensor import preserve_format
+    if memory_format is None or memory_format is preserve_format:
+        return preserve_strides(input._data.shape, input.stride())
+    return format_strides(tuple(input._data.shape), memory_format)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None,
-           layout=None):
-    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 unless a bound is float."""
-    if end is None:
-        start, end = 0, start
-    args = [v.item() if hasattr(v, "item") and not isinstance(v, (int, float)) else v
-            for v in (start, end, step)]
-    start, end, step = args
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    if dtype is None:
-        dtype = D.int64 if all(isinstance(v, int) and not isinstance(v, bool) or
-                               isinstance(v, bool) for v in args) else D.get_default_dtype()
-    import math
-    n = math.ceil((end - start) / step)
-    arr = (start + step * xp.arange(n, dtype=xp.float64 if dtype.category >= D.FLOAT
-                                    else xp.int64)).astype(dtype.np)
-    return _finish(arr, requires_grad, device)
+def _channels_last_like(shape, strides, order) -> bool:
+    """torch's is_channels_last_strides_2d_s4 / _3d_s5 (order: the dims, fastest first)."""
+    if strides[1] == 0:
+        return False
+    lowest = 0
+    for d in order:
+        if shape[d] == 0 or strides[d] < lowest:
+            return False
+        if d == 0 and lowest == strides[1]:
+            return False
+        lowest = strides[d] * (shape[d] if shape[d] > 1 else 1)
+    return True
+
+
+def suggest_memory_format(shape, strides):
+    """torch's ``Tensor.suggest_memory_format()``: channels_last(_3d) if the strides look so."""
+    from .._tensor import channels_last, channels_last_3d, contiguous_format
+    if len(shape) == 4 and _channels_last_like(shape, strides, (1, 3, 2, 0)):
+        return channels_last
+    if len(shape) == 5 and _channels_last_like(shape, strides, (1, 4, 3, 2, 0)):
+        return channels_last_3d
+    return contiguous_format
+
+
+def overlap_status(a, b) -> str:
+    """torch's get_overlap_status for two tensors: 'full', 'partial', 'no' or 'too_hard'."""
+    if a is b:
+        return "full"
+    x, y = a._data, b._data
+    if x.size == 0 or y.size == 0:
+        return "no"
+    if not (is_non_overlapping_and_dense(x.shape, a.stride())
+            and is_non_overlapping_and_dense(y.shape, b.stride())):
+        return "too_hard"
+    xb, yb = _npb.data_ptr(x), _npb.data_ptr(y)   # dense: the first element is the lowest
+    xe = xb + x.size * x.itemsize
+    ye = yb + y.size * y.itemsize
+    if xb == yb and xe == ye:
+        return "full" if a.stride() == b.stride() else "partial"
+    if xb < ye and yb < xe:
+        return "partial"
+    return "no"
+
+
+def storage_size(shape, strides) -> int:
+    """Elements a tensor of this geometry spans (torch's computeStorageNbytes / itemsize)."""
+    if any(n == 0 for n in shape):
+        return 0
+    return 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+
+
+def alloc(shape, np_dtype, strides=None, fill=None):
+    """A new array of `shape` with torch's `strides` (contiguous by default), maybe filled.
+
+    ``fill`` is None (uninitialised), ZEROS or a 0-dim array of the dtype (``fill_array``).
+    """
+    shape = tuple(shape)
+    if strides is None or tuple(strides) == contiguous_strides(shape):
+        if 0 in shape:     # NumPy gives 0 strides here, torch contiguous ones
+            return _npb.strided(xp.empty(0, np_dtype), shape, contiguous_strides(shape), 0)
+        if fill is None:
+            return xp.empty(shape, np_dtype)
+        if fill is ZEROS:
+            return xp.zeros(shape, np_dtype)
+        return xp.full(shape, fill, np_dtype)
+    n = storage_size(shape, strides)
+    if fill is None:
+        buf = xp.empty(n, np_dtype)
+    elif fill is ZEROS:
+        buf = xp.zeros(n, np_dtype)
+    else:
+        buf = xp.full(n, fill, np_dtype)
+    return _npb.strided(buf, shape, strides, 0)
+
+
+def copy_with_strides(arr, np_dtype, strides):
+    """A copy of `arr` converted to `np_dtype`, laid out with `strides`."""
+    out = alloc(arr.shape, np_dtype, strides)
+    out[...] = cast_array(arr, np_dtype)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Sizes
+# ---------------------------------------------------------------------------------------------
+def _is_int(v) -> bool:
+    if type(v) is int or isinstance(v, xp.integer):
+        return True
+    if isinstance(v, _tensor_cls()):
+        return v._data.dtype.kind in "iu" and v._data.size == 1
+    return False
+
+
+def parse_size(fname: str, size, arg: str = "size") -> tuple:
+    """An IntArrayRef argument: ints as varargs, or one tuple/list/Size (torch's errors)."""
+    if len(size) > 1 and isinstance(size[0], (tuple, list)):
+        raise TypeError(f"{fname}() takes 1 positional argument but {len(size)} were given")
+    if len(size) == 1 and not _is_int(size[0]):
+        items = size[0]
+        if not isinstance(items, (tuple, list)):
+            raise TypeError(f"{fname}(): argument '{arg}' (position 1) must be tuple of ints, "
+                            f"not {_type_name(items)}")
+    else:
+        items = size
+    out = []
+    for i, v in enumerate(items):
+        if type(v) is bool:
+            raise TypeError(f"{fname}(): argument '{arg}' (position 1) must be tuple of ints, "
+                            f"but found element of type bool at pos {i}")
+        if not _is_int(v):
+            raise TypeError(f"{fname}(): argument '{arg}' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{_type_name(v)}\"")
+        out.append(operator.index(v))
+    return tuple(out)
+
+
+def _size_kw(fname, kwargs):
+    """The ``size=`` keyword of a varargs factory; any other keyword is a TypeError."""
+    size = kwargs.pop("size", None)
+    if kwargs:
+        raise TypeError(f"{fname}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return size
+
+
+def fresh(arr):
+    """`arr` from a NumPy routine, with torch's contiguous strides when it is empty."""
+    return alloc(arr.shape, arr.dtype) if arr.size == 0 else arr
+
+
+def check_size(shape) -> tuple:
+    for n in shape:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"{shape_str(shape)}")
+    return shape
+
+
+def _size_args(fname, size, kw_size):
+    if kw_size is not None:
+        if size:
+            raise TypeError(f"{fname}() got multiple values for argument 'size'")
+        size = (kw_size,)
+    if not size:
+        raise TypeError(f"{fname}() missing 1 required positional arguments: \"size\"")
+    return parse_size(fname, size)
+
+
+# ---------------------------------------------------------------------------------------------
+# Factories
+# ---------------------------------------------------------------------------------------------
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, memory_format=None, **kwargs):
+    """An uninitialised tensor of the given size."""
+    shape = check_size(_size_args("empty", size, _size_kw("empty", kwargs)))
+    d = out_dtype(dtype, out, D.get_default_dtype())
+    arr = alloc(shape, d.np, format_strides(shape, memory_format))
+    return finish(arr, requires_grad, device, out)
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, **kwargs):
+    """A tensor filled with 0 (size as varargs, a tuple, a list or a torch.Size)."""
+    shape = _size_args("zeros", size, _size_kw("zeros", kwargs))
+    if any(n < 0 for n in shape):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
+    d = out_dtype(dtype, out, D.get_default_dtype())
+    return finish(alloc(shape, d.np, fill=ZEROS), requires_grad, device, out)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False, **kwargs):
+    """A tensor filled with 1."""
+    shape = check_size(_size_args("ones", size, _size_kw("ones", kwargs)))
+    d = out_dtype(dtype, out, D.get_default_dtype())
+    return finish(alloc(shape, d.np, fill=xp.array(1).astype(d.np)), requires_grad, device, out)
+
+
+def _fill_dtype(value):
+    """The dtype torch's ``full`` infers from its fill value (NumPy non-integers: default)."""
+    if isinstance(value, (xp.generic,)) and not isinstance(value, xp.integer):
+        return D.get_default_dtype()
+    if isinstance(value, _tensor_cls()):
+        return scalar_dtype(value.item())
+    return scalar_dtype(value)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False):
+    """A tensor of `size` filled with `fill_value`; dtype inferred from the value as torch."""
+    shape = check_size(_full_size(size))
+    value = number(fill_value, "full", "fill_value", 2)
+    d = out_dtype(dtype, out, _fill_dtype(fill_value))
+    fill = fill_array(checked_scalar(value, d), d)
+    return finish(alloc(shape, d.np, fill=fill), requires_grad, device, out)
+
+
+def _full_size(size):
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{_type_name(size)}")
+    return parse_size("full", (size,))
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """An uninitialised tensor with the given size and stride (its storage spans exactly
+    what the geometry addresses)."""
+    for name, v in (("size", size), ("stride", stride)):
+        if not isinstance(v, (tuple, list)):
+            raise TypeError(f"empty_strided(): argument '{name}' (position "
+                            f"{1 if name == 'size' else 2}) must be tuple of ints, not "
+                            f"{_type_name(v)}")
+    shape = check_size(parse_size("empty_strided", (size,)))
+    strides = parse_size("empty_strided", (stride,), "stride")
+    if len(shape) != len(strides):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality "
+                           f"of strides ({len(strides)})")
+    if any(s < 0 for s in strides):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={shape_str(shape)} "
+                           f"and strides={shape_str(strides)}")
+    d = dtype or D.get_default_dtype()
+    return finish(alloc(shape, d.np, strides), requires_grad, device)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+        pin_memory=False):
+    """A 2-D tensor with ones on the diagonal (n x m, m defaults to n)."""
+    for name, pos, v in (("n", 1, n), ("m", 2, m)):
+        if v is not None and (type(v) is bool or not _is_int(v)):
+            raise TypeError(f"eye(): argument '{name}' (position {pos}) must be int, not "
+                            f"{_type_name(v)}")
+    n = operator.index(n)
+    m = n if m is None else operator.index(m)
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    d = out_dtype(dtype, out, D.get_default_dtype())
+    arr = alloc((n, m), d.np, fill=ZEROS)
+    k = min(n, m)
+    arr[xp.arange(k), xp.arange(k)] = 1
+    return finish(arr, requires_grad, device, out)
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """A 0-dim tensor holding `s`, of the default dtype unless `dtype` is given (as torch:
+    ``scalar_tensor(3)`` is float32)."""
+    value = number(s, "scalar_tensor", "s", 1)
+    d = dtype or D.get_default_dtype()
+    return finish(fill_array(checked_scalar(value, d), d), requires_grad, device)
+
+
+# -- the _like family ------------------------------------------------------------------------
+def check_tensor_arg(fname, input, name="input", pos=1):
+    if not isinstance(input, _tensor_cls()):
+        raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be Tensor, not "
+                        f"{_type_name(input)}")
+
+
+def _like(fname, input, dtype, fill, requires_grad, memory_format, device):
+    check_tensor_arg(fname, input)
+    d = dtype or input.dtype
+    if fill is not None and fill is not ZEROS:
+        fill = fill_array(checked_scalar(fill, d), d)
+    arr = alloc(input._data.shape, d.np, like_strides(input, memory_format), fill)
+    return finish(arr, requires_grad, device)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None):
+    """An uninitialised tensor like `input` (same layout under preserve_format)."""
+    return _like("empty_like", input, dtype, None, requires_grad, memory_format, device)
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None):
+    return _like("zeros_like", input, dtype, ZEROS, requires_grad, memory_format, device)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    return _like("ones_like", input, dtype, 1, requires_grad, memory_format, device)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    value = number(fill_value, "full_like", "fill_value", 2)
+    return _like("full_like", input, dtype, value, requires_grad, memory_format, device)
+
+
+# -- predicates --------------------------------------------------------------------------------
+def is_tensor(obj) -> bool:
+    """True if `obj` is a dyngrad Tensor."""
+    return isinstance(obj, _tensor_cls())
+
+
+def numel(input) -> int:
+    check_tensor_arg("numel", input)
+    return input._data.size
+
+
+def is_floating_point(input) -> bool:
+    check_tensor_arg("is_floating_point", input)
+    return input._data.dtype.kind == "f"
+
+
+def is_complex(input) -> bool:
+    check_tensor_arg("is_complex", input)
+    return input._data.dtype.kind == "c"
+
+
+def is_nonzero(input) -> bool:
+    check_tensor_arg("is_nonzero", input)
+    n = input._data.size
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input._data.reshape(-1)[0])
 
 
 from ._registry import FUNCTIONS  # noqa: E402
 
-for _fn in (tensor, scalar_tensor, as_tensor, from_numpy, empty, zeros, ones, full, empty_like,
-            zeros_like, ones_like, full_like, arange):
+for _fn in (scalar_tensor, empty, zeros, ones, full, empty_strided, eye, empty_like, zeros_like,
+            ones_like, full_like, is_tensor, numel, is_floating_point, is_complex, is_nonzero):
     FUNCTIONS[_fn.__name__] = _fn
+
+
+def __getattr__(name):
+    # tensor()/from_numpy() live in tensor_new.py; ``creation.tensor`` still finds them
+    if name in ("tensor", "as_tensor", "asarray", "from_numpy"):
+        from . import tensor_new
+        return getattr(tensor_new, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,129 @@
+"""dyngrad.autograd: ``backward`` and ``grad`` (torch.autograd), grad modes and the graph.
+
+Both entry points check their arguments as torch does, then hand the work to the engine
+(engine.py), the only code that executes backward.
+"""
+from __future__ import annotations
+
+from . import graph  # noqa: F401
+from .grad_mode import (  # noqa: F401
+    no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
+    is_inference_mode_enabled,
+)
+
+
+def _tensor_cls():
+    from .._tensor import Tensor
+    return Tensor
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    if isinstance(x, _tensor_cls()):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs, grads, is_grads_batched=False):
+    """torch's _make_grads: default ones for scalars, shape checks for the rest."""
+    from ..ops import creation
+    from .._utils import Size
+    new = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if out._requires_grad:
+                if out._data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not out.is_floating_point() and not out.is_complex():
+                    raise RuntimeError("grad can be implicitly created only for real scalar "
+                                       f"outputs but got {out.dtype}")
+                new.append(creation.ones_like(out, memory_format=None))
+            else:
+                new.append(None)
+        else:
+            if not isinstance(g, _tensor_cls()):
+                raise TypeError("gradients can be either Tensors or None, but got "
+                                + type(g).__name__)
+            if g._data.shape != out._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} "
+                    f"and output[{i}] has a shape of {Size(out._data.shape)}.")
+            if out.is_complex() != g.is_complex():
+                raise RuntimeError(
+                    f"For complex Tensors, both grad_output and output are required to have "
+                    f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
+                    f"{g.dtype} and output[{i}] has a dtype of {out.dtype}.")
+            new.append(g)
+    return new
+
+
+def _check_roots(outputs):
+    for i, out in enumerate(outputs):
+        if not out._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None) -> None:
+    """Accumulate the gradients of `tensors` into the ``.grad`` of the graph's leaves.
+
+    Args:
+        tensors: the roots (usually a scalar loss).
+        grad_tensors: gradients w.r.t. each root; None for scalar roots (ones).
+        retain_graph: keep saved values for another backward (default: ``create_graph``).
+        create_graph: record the backward itself, for higher-order derivatives.
+        inputs: accumulate only into these tensors.
+    """
+    from .engine import run_backward
+    tensors = _as_tuple(tensors)
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if len(inputs) == 0:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    grad_tensors = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(f"got {len(grad_tensors)} tensors and {len(tensors)} gradients")
+    grads = _make_grads(tensors, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    _check_roots(tensors)
+    run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs,
+                 accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False,
+         materialize_grads=False):
+    """The gradients of `outputs` w.r.t. `inputs`, returned (``.grad`` is left alone).
+
+    Returns a tuple with one entry per input; None for an unused input when
+    ``allow_unused=True`` (zeros with ``materialize_grads=True``).
+    """
+    from .engine import run_backward
+    from ..ops import creation
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outputs = _as_tuple(outputs)
+    inputs_t = _as_tuple(inputs)
+    for i, t in enumerate(inputs_t):
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grad_outputs = _as_tuple(grad_outputs) if grad_outputs is not None \
+        else (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} "
+                           f"grad_outputs and {len(outputs)} outputs")
+    grads = _make_grads(outputs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    _check_roots(outputs)
+    result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
+                          allow_unused=allow_unused, accumulate=False)
+    if materialize_grads:
+        result = [creation.zeros_like(t) if g is None else g for t, g in zip(inputs_t, result)]
+    return tuple(result)

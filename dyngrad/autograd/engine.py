@@ -1,0 +1,344 @@
+"""The backward engine: the only code that executes backward (DESIGN.md §1, STYLE.md §3).
+
+``run_backward`` takes the root tensors and their gradients and
+
+1. counts, for every node reachable from the roots, how many edges lead into it;
+2. when ``inputs`` are given, marks which nodes lead to them (the rest is pruned);
+3. runs ready nodes from a heap, highest sequence number first (Note [Sequence numbers] in
+   graph.py), each with an input buffer that sums the gradients arriving along its edges:
+   tensor pre-hooks -> retain_grad -> capture for ``grad()`` -> node pre-hooks -> the node's
+   backward (with grad mode = ``create_graph``) -> ``validate_outputs`` -> node post-hooks;
+4. frees each node's saved values once it has run, unless ``retain_graph``.
+
+Everything is iterative, so a chain of 100 000 ops needs no recursion.
+
+Note [Why the engine unbroadcasts]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A formula such as ``mul``'s returns ``grad * other``, which has the *broadcast* shape of the
+op's output. Summing it back to each input's shape (and casting it to the input's dtype) is the
+same for every op, so it is done once, here, from the shapes each node recorded for its inputs
+(torch's ``validate_outputs``). Formulas stay one line long.
+"""
+from __future__ import annotations
+
+import heapq
+import sys
+import threading
+
+from . import grad_mode as _gm
+from .graph import AccumulateGrad, gradient_edge
+
+_state = _gm._state
+_accumulate_lock = threading.Lock()
+
+
+# ---------------------------------------------------------------------------------------------
+# Leaves: AccumulateGrad
+# ---------------------------------------------------------------------------------------------
+def accumulate_grad(variable, grad) -> None:
+    """Add `grad` into ``variable.grad`` (torch's AccumulateGrad::accumulateGrad).
+
+    The first gradient is stored in the leaf's layout (stolen when nothing else refers to it,
+    copied otherwise); later ones are added: in place without ``create_graph`` (so a reference
+    to ``.grad`` sees the sum, as in torch), out of place with it (so the sum keeps its graph).
+    """
+    if grad is None:
+        return
+    with _accumulate_lock:
+        old = getattr(variable, "_grad", None)
+        if old is None:
+            if _state.grad_enabled:
+                variable._grad = grad
+            else:
+                variable._grad = _grad_for_leaf(variable, grad)
+        elif _state.grad_enabled:
+            variable._grad = old + grad
+        else:
+            from ..ops import add_
+            if old.grad_fn is not None or old._requires_grad:
+                variable._grad = (old + grad).detach()
+            else:
+                add_(old, grad)
+    hooks = getattr(variable, "_post_accumulate_grad_hooks", None)
+    if hooks:
+        for hook in tuple(hooks.values()):
+            hook(variable)
+
+
+def _grad_for_leaf(variable, grad):
+    """A detached gradient with the leaf's strides that nobody else holds (the layout contract).
+
+    `grad` is taken as it is when it already has that layout and only the engine refers to it
+    (a fresh result, not a view); otherwise it is copied.
+    """
+    from .._layout import _dense
+    v = variable._data
+    g = grad._data
+    want_strides = v.strides if _dense(v.shape, [s // v.itemsize for s in v.strides]) \
+        else None
+    if (grad.grad_fn is None and getattr(grad, "_base", None) is None and grad._storage is None
+            and sys.getrefcount(grad) <= _STEAL_REFS and g.dtype == v.dtype
+            and (want_strides is None and g.flags.c_contiguous or g.strides == want_strides)):
+        return grad
+    from .._tensor import _wrap
+    from ..backends import numpy_backend as npb
+    if want_strides is None or v.flags.c_contiguous:
+        return _wrap(npb.xp.array(g, dtype=v.dtype, order="C"))
+    out = npb.strided(npb.xp.empty(v.size, v.dtype), v.shape,
+                      tuple(s // v.itemsize for s in want_strides), 0)
+    out[...] = g
+    return _wrap(out)
+
+
+# References to a gradient that only the engine holds, as seen by sys.getrefcount inside
+# _grad_for_leaf: its argument, accumulate_grad's argument, the engine's local and the call's
+# temporary. Measured, not guessed: tests/autograd/test_engine.py checks a stolen gradient is
+# never shared.
+_STEAL_REFS = 4
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine
+# ---------------------------------------------------------------------------------------------
+def _dependencies(root_nodes):
+    """In-degree of every node reachable from the roots (iterative DFS)."""
+    deps = {}
+    seen = set(root_nodes)
+    stack = list(root_nodes)
+    while stack:
+        fn = stack.pop()
+        for nxt, _ in fn.next_functions:
+            if nxt is not None:
+                deps[nxt] = deps.get(nxt, 0) + 1
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+    return deps, seen
+
+
+def _must_execute(nodes, capture_edges):
+    """Nodes whose backward must run for the gradients ``inputs=`` asks for.
+
+    A node must run when one of its edges is a captured one or leads to a node that must run;
+    everything else is pruned (torch's exec_info). Children are decided before parents by an
+    iterative post-order walk.
+    """
+    must = set()
+    done = set()
+    for start in nodes:
+        if start in done:
+            continue
+        done.add(start)
+        stack = [(start, iter(start.next_functions))]
+        while stack:
+            fn, it = stack[-1]
+            for nxt, _ in it:
+                if nxt is not None and nxt not in done:
+                    done.add(nxt)
+                    stack.append((nxt, iter(nxt.next_functions)))
+                    break
+            else:
+                stack.pop()
+                if any(e in capture_edges or e[0] in must for e in fn.next_functions):
+                    must.add(fn)
+    return must
+
+
+def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
+                 inputs=None, allow_unused: bool = False, accumulate: bool = True):
+    """Backpropagate `grad_roots` from `roots`. Returns the captured gradients of `inputs`.
+
+    ``accumulate=True`` (``backward``) writes leaves' ``.grad``; with ``inputs`` only theirs.
+    ``accumulate=False`` (``autograd.grad``) writes nothing and returns the gradients w.r.t.
+    ``inputs``.
+    """
+    root_edges = [gradient_edge(t) for t in roots]
+    root_nodes = []
+    for fn, _ in root_edges:
+        if fn is not None and fn not in root_nodes:
+            root_nodes.append(fn)
+    deps, reachable = _dependencies(root_nodes)
+
+    captures = None   # (node, input_nr) -> positions in `inputs`
+    must = visit = None
+    if inputs is not None:
+        captures = {}
+        for i, t in enumerate(inputs):
+            captures.setdefault(gradient_edge(t), []).append(i)
+        must = _must_execute(root_nodes, captures)
+        visit = must | {e[0] for e in captures}
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+
+    buffers = {}
+    for (fn, nr), g in zip(root_edges, grad_roots):
+        if fn is None:
+            continue
+        _add_to_buffer(buffers, fn, nr, g)
+
+    heap = []
+    counter = 0
+    for fn in root_nodes:
+        if deps.get(fn, 0) == 0:
+            heapq.heappush(heap, (-fn._seq, counter, fn))
+            counter += 1
+
+    prev_grad_mode = _state.grad_enabled
+    _state.grad_enabled = create_graph   # formulas and hooks run in this mode, as in torch
+    try:
+        while heap:
+            fn = heapq.heappop(heap)[2]
+            grads = buffers.pop(fn, None) or [None]
+            outputs = _run_node(fn, grads, captures, captured, must, retain_graph)
+            for i, (nxt, nr) in enumerate(fn.next_functions):
+                if nxt is None:
+                    continue
+                g = outputs[i] if outputs is not None else None
+                if g is not None and (visit is None or nxt in visit):
+                    _add_to_buffer(buffers, nxt, nr, g)
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    heapq.heappush(heap, (-nxt._seq, counter, nxt))
+                    counter += 1
+    finally:
+        _state.grad_enabled = prev_grad_mode
+
+    if inputs is not None:
+        if accumulate:   # backward(inputs=...): accumulate what was captured, leaf or not
+            for t, g in zip(inputs, captured):
+                accumulate_grad(t, g)
+        else:
+            for i, t in enumerate(inputs):
+                if captured[i] is None and not allow_unused:
+                    raise RuntimeError(
+                        f"The differentiated Tensor at index {i} appears to not have been used "
+                        "in the graph. Set allow_unused=True if this is the desired behavior.")
+    return captured
+
+
+def _add_to_buffer(buffers, fn, nr, g):
+    buf = buffers.get(fn)
+    if buf is None:
+        buf = buffers[fn] = []
+    while len(buf) <= nr:
+        buf.append(None)
+    old = buf[nr]
+    buf[nr] = g if old is None else old + g
+
+
+def _run_node(fn, grads, captures, captured, must, retain_graph):
+    """Run one node with its hooks; returns its output gradients (one per next edge)."""
+    hooked = fn._hooked
+    # 1. tensor pre-hooks (Tensor.register_hook), then retain_grad
+    if type(fn) is AccumulateGrad:
+        hooks = getattr(fn.variable, "_backward_hooks", None)
+        if hooks:
+            for hook in tuple(hooks.values()):
+                r = hook(grads[0])
+                if r is not None:
+                    grads[0] = r
+    elif hooked:
+        _tensor_prehooks(fn, grads)
+
+    # 2. capture the gradients autograd.grad() / backward(inputs=) asked for
+    if captures is not None:
+        for nr, g in enumerate(grads):
+            pos = captures.get((fn, nr))
+            if pos is not None and g is not None:
+                for i in pos:
+                    captured[i] = g if captured[i] is None else captured[i] + g
+        if fn not in must:
+            return None
+
+    # 3. node pre-hooks
+    if hooked:
+        prehooks = getattr(fn, "_prehooks", None)
+        if prehooks:
+            for hook in tuple(prehooks.values()):
+                r = hook(tuple(grads))
+                if r is not None:
+                    grads = list(r)
+
+    for g in grads:
+        if g is not None:
+            break
+    else:
+        return None
+
+    # 4. the node itself (grad mode is create_graph: see run_backward)
+    outputs = fn.apply(tuple(grads))
+    if not retain_graph:
+        fn.release_variables()
+    if type(fn) is AccumulateGrad:
+        return None
+    outputs = validate_outputs(fn, outputs)
+
+    # 5. node post-hooks
+    if hooked:
+        hooks = getattr(fn, "_hooks", None)
+        if hooks:
+            for hook in tuple(hooks.values()):
+                r = hook(tuple(outputs), tuple(grads))
+                if r is not None:
+                    outputs = list(r)
+    return outputs
+
+
+def _tensor_prehooks(fn, grads):
+    """Hooks from ``Tensor.register_hook`` on fn's outputs, then ``retain_grad``'s."""
+    tensor_hooks = getattr(fn, "_tensor_prehooks", None)
+    if tensor_hooks:
+        for output_nr, hook in tuple(tensor_hooks.values()):
+            if output_nr < len(grads) and grads[output_nr] is not None:
+                r = hook(grads[output_nr])
+                if r is not None:
+                    grads[output_nr] = r
+    retains = getattr(fn, "_retains_grad_hooks", None)
+    if retains:
+        for output_nr, hook in tuple(retains.items()):
+            if output_nr < len(grads) and grads[output_nr] is not None:
+                hook(grads[output_nr])
+
+
+def validate_outputs(fn, outputs):
+    """Check count, then sum each gradient to its input's shape and cast it to its dtype."""
+    n = len(fn.next_functions)
+    if len(outputs) != n:
+        raise RuntimeError(f"function {fn.name()} returned an incorrect number of gradients "
+                           f"(expected {n}, got {len(outputs)})")
+    outputs = list(outputs)
+    edges = fn.next_functions
+    for i, g in enumerate(outputs):
+        if g is None:
+            continue
+        if edges[i][0] is None:
+            outputs[i] = None
+            continue
+        meta = fn.input_metadata(i)
+        if meta is None:
+            continue
+        shape, dtype = meta
+        data = g._data
+        if data.shape != shape:
+            g = _sum_to(fn, i, g, shape)
+        if data.dtype is not dtype and data.dtype != dtype:
+            g = g.to(_from_np(dtype))
+        outputs[i] = g
+    return outputs
+
+
+def _from_np(np_dtype):
+    from .._dtypes import from_np
+    return from_np(np_dtype)
+
+
+def _sum_to(fn, i, g, shape):
+    """Sum a broadcast gradient back to `shape`, or torch's "invalid gradient" error."""
+    from ..ops._autograd_utils import sum_to_size
+    try:
+        return sum_to_size(g, shape)
+    except RuntimeError:
+        from .._utils import shape_str
+        raise RuntimeError(f"Function {fn.name()} returned an invalid gradient at index {i} - "
+                           f"got {shape_str(g._data.shape)} but expected shape compatible with "
+                           f"{shape_str(shape)}") from None

@@ -1,0 +1,262 @@
+"""The backward graph: Node, the per-op node classes, AccumulateGrad and gradient edges.
+
+Every recorded op leaves one Node on its output (``y.grad_fn``). A Node knows
+
+* ``next_functions``: one edge ``(node, input_nr)`` per tensor input, ``(None, 0)`` where that
+  input needs no gradient; a leaf that requires grad is reached through its ``AccumulateGrad``;
+* what its backward formula needs: saved tensors (``_saved_self``…), the op's other arguments
+  (``ctx.dim``…) and the shape/dtype of each input (for ``validate_outputs`` in the engine);
+* its sequence number: later nodes run first (Note [Sequence numbers]).
+
+Node classes carry torch's names (``MulBackward0``, ``SumBackward1``): the registry makes one
+subclass of ``OpNode`` per op, and the op's formula is its ``backward``.
+
+Note [Sequence numbers]
+~~~~~~~~~~~~~~~~~~~~~~~
+Each Node takes the next number from a global counter when it is created. The engine runs ready
+nodes highest number first, which is the reverse of creation order: a node's gradient inputs are
+complete before it runs whenever the forward ran in program order. AccumulateGrad nodes carry
+the largest possible number, as in torch, so leaves are written as soon as their gradient is
+ready (what DDP's overlap of communication with backward relies on).
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+
+from ..utils.hooks import RemovableHandle
+
+_next_sequence_nr = itertools.count().__next__
+UINT64_MAX = 2 ** 64 - 1
+
+
+class Node:
+    """A function of the backward graph (torch.autograd.graph.Node)."""
+
+    # `_hooked` is set when any hook is registered: the engine looks at the hook dicts only then
+    __slots__ = ("next_functions", "_seq", "_metadata", "_hooks", "_prehooks",
+                 "_tensor_prehooks", "_retains_grad_hooks", "_hooked", "__weakref__")
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def metadata(self) -> dict:
+        try:
+            return self._metadata
+        except AttributeError:
+            self._metadata = {}
+            return self._metadata
+
+    def _sequence_nr(self) -> int:
+        return self._seq
+
+    def _set_sequence_nr(self, n: int) -> None:
+        self._seq = n
+
+    # -- hooks (run by the engine; see engine.py for the order) --------------------------------
+    def register_hook(self, fn) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` after the node ran; may return new grad_inputs."""
+        return _add_hook(self, "_hooks", fn)
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """``fn(grad_outputs)`` before the node runs; may return new grad_outputs."""
+        return _add_hook(self, "_prehooks", fn)
+
+    def _register_tensor_prehook(self, output_nr: int, fn) -> RemovableHandle:
+        """A hook registered with ``Tensor.register_hook`` on output `output_nr` of this node."""
+        try:
+            hooks = self._tensor_prehooks
+        except AttributeError:
+            hooks = self._tensor_prehooks = {}
+        self._hooked = True
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = (output_nr, fn)
+        return handle
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    # -- the part each kind of node provides ---------------------------------------------------
+    def apply(self, grads: tuple) -> tuple:
+        """Gradients w.r.t. the inputs from gradients w.r.t. the outputs."""
+        raise NotImplementedError
+
+    def release_variables(self) -> None:
+        """Free saved values once the node has run (unless retain_graph)."""
+
+    def input_metadata(self, i: int):
+        """(shape, dtype) of input `i`, or None when the engine should not check it."""
+        return None
+
+    def __call__(self, *grads):
+        return self.apply(grads)
+
+
+def _add_hook(node, attr, fn) -> RemovableHandle:
+    try:
+        hooks = getattr(node, attr)
+    except AttributeError:
+        hooks = {}
+        setattr(node, attr, hooks)
+    node._hooked = True
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+class AccumulateGrad(Node):
+    """The node that writes a leaf's gradient into ``.grad`` (see engine.accumulate_grad)."""
+
+    __slots__ = ("variable", "_post_hooks")
+
+    def __init__(self, variable):
+        self.variable = variable
+        self._seq = UINT64_MAX
+        self.next_functions = ()
+        self._hooked = False
+
+    def apply(self, grads):
+        from .engine import accumulate_grad
+        accumulate_grad(self.variable, grads[0])
+        return ()
+
+    def input_metadata(self, i):
+        v = self.variable
+        return (v._data.shape, v._data.dtype)
+
+
+def grad_accumulator(tensor) -> AccumulateGrad:
+    """The AccumulateGrad of a leaf, shared by every op that uses it while it lives.
+
+    The tensor keeps only a weak reference, as torch does: the graph owns the node, the node
+    owns the tensor, and nothing owns the graph once its outputs are gone.
+    """
+    ref = getattr(tensor, "_accumulator", None)
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(tensor)
+        tensor._accumulator = weakref.ref(acc)
+    return acc
+
+
+def gradient_edge(tensor):
+    """The edge along which a gradient w.r.t. `tensor` flows: ``(node, input_nr)``."""
+    fn = tensor.grad_fn
+    if fn is not None:
+        return (fn, getattr(tensor, "_output_nr", 0))
+    if tensor._requires_grad:
+        return (grad_accumulator(tensor), 0)
+    return (None, 0)
+
+
+class GradientEdge(tuple):
+    """``torch.autograd.graph.GradientEdge(node, output_nr)``."""
+
+    __slots__ = ()
+
+    def __new__(cls, node, output_nr):
+        return tuple.__new__(cls, (node, output_nr))
+
+    @property
+    def node(self):
+        return self[0]
+
+    @property
+    def output_nr(self):
+        return self[1]
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    return GradientEdge(*gradient_edge(tensor))
+
+
+def increment_version(tensor) -> None:
+    tensor._bump_version()
+
+
+class OpNode(Node):
+    """The node of a registry op; the registry makes one subclass per op with torch's name.
+
+    It is also the ``ctx`` its backward formula receives: ``ctx.saved_tensors``,
+    ``ctx.<argument>`` (``ctx.dim``, ``ctx.alpha``), ``ctx.<input>_shape`` / ``ctx.<input>_dtype``
+    and ``ctx.needs_input_grad``. torch's ``_saved_<name>`` attributes read the same values.
+    """
+
+    __slots__ = ("_saved", "_args", "_kwargs", "_meta")
+    spec = None  # the OpSpec, set on each subclass
+
+    def apply(self, grads):
+        formula = self.spec.backward_fn
+        if formula is None:
+            raise NotImplementedError(f"the derivative for '{self.spec.name}' is not "
+                                      "implemented.")
+        out = formula(self, *grads)
+        return out if type(out) is tuple else (out,)
+
+    def release_variables(self) -> None:
+        self._saved = None
+
+    def input_metadata(self, i):
+        return self._meta[i]
+
+    # -- the ctx interface -----------------------------------------------------------------
+    @property
+    def saved_tensors(self) -> tuple:
+        saved = self._saved
+        if saved is None:
+            from .saved import FREED_MESSAGE
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(s.unpack(self) for s in saved)
+
+    @property
+    def needs_input_grad(self) -> tuple:
+        return tuple(e[0] is not None for e in self.next_functions)
+
+    def __getattr__(self, name):
+        spec = type(self).spec
+        if spec is None or (name[0] == "_" and not name.startswith(("_saved_", "_raw_saved_"))):
+            raise AttributeError(name)   # unset slots (hooks, metadata) land here: fail fast
+        if name.startswith("_raw_saved_"):
+            return self._saved_entry(name[len("_raw_saved_"):])
+        if name.startswith("_saved_"):
+            key = name[len("_saved_"):]
+            if key in spec.saves:
+                return self._saved_entry(key).unpack(self)
+            if key.endswith("_sym_sizes"):
+                key = key[:-len("_sym_sizes")] + "_shape"
+            return getattr(self, key)
+        for suffix, k in (("_shape", 0), ("_dtype", 1)):
+            if name.endswith(suffix) and name[:-len(suffix)] in spec.inputs:
+                meta = self._meta[spec.inputs.index(name[:-len(suffix)])]
+                if k == 1:
+                    from .._dtypes import from_np
+                    return from_np(meta[1])
+                return tuple(meta[0])
+        pos = spec.arg_positions.get(name)
+        if pos is not None:
+            if pos < len(self._args):
+                return self._args[pos]
+            return spec.arg_defaults[name]
+        if name in spec.arg_defaults:
+            kw = self._kwargs
+            return kw[name] if kw and name in kw else spec.arg_defaults[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _saved_entry(self, key):
+        saved = self._saved
+        if saved is None:
+            from .saved import FREED_MESSAGE
+            raise RuntimeError(FREED_MESSAGE)
+        return saved[self.spec.saves.index(key)]
+
+
+_NODE_CLASSES: dict = {}
+
+
+def node_class(spec) -> type:
+    """The Node subclass named as torch names the op's node (one per op)."""
+    cls = type(spec.node, (OpNode,), {"__slots__": (), "spec": spec,
+                                      "__module__": "dyngrad.autograd.graph"})
+    _NODE_CLASSES[spec.name] = cls
+    return cls

@@ -1,0 +1,350 @@
+"""Conversions: ``to``/``type``/``type_as`` and the dtype shorthands (``float()``, ``long()``…),
+``cpu``/``cuda``, the in-place writers ``copy_``/``fill_``/``zero_``, and the ``new_*``
+constructors.
+
+``to`` returns ``self`` when nothing would change (dtype, device, and a memory format the tensor
+already suggests), as torch does; otherwise it copies through the ``_to_copy`` op
+(``ToCopyBackward0``), keeping the layout under ``preserve_format``.
+"""
+from __future__ import annotations
+
+import numbers
+
+from .. import _dtypes as D
+from .._device import device as _device
+from .._promotion import Promote
+from .._utils import broadcast_shapes, shape_str
+from ..backends import numpy_backend as _npb
+from .creation import (ZEROS, _size_args, _tensor_cls, _type_name, alloc, cast_array, check_device,
+                       check_size, checked_scalar, copy_with_strides, empty_strided, fill_array,
+                       finish, format_strides, full, number, overlap_status, preserve_strides,
+                       suggest_memory_format, zeros_like)
+from ._registry import METHODS, defop
+
+xp = _npb.xp
+
+
+# ---------------------------------------------------------------------------------------------
+# _to_copy and to()
+# ---------------------------------------------------------------------------------------------
+def _copy_strides(arr, memory_format):
+    from .._tensor import preserve_format
+    if memory_format is None or memory_format is preserve_format:
+        return preserve_strides(arr.shape, tuple(s // arr.itemsize for s in arr.strides))
+    return format_strides(arr.shape, memory_format)
+
+
+@defop("_to_copy", node="ToCopyBackward0", promote=Promote.NONE, variants=())
+def to_copy(xp, self, *, dtype=None, memory_format=None):
+    """A copy of `self` in `dtype`, laid out by `memory_format` (preserve: like self)."""
+    np_dtype = self.dtype if dtype is None else dtype.np
+    return copy_with_strides(self, np_dtype, _copy_strides(self, memory_format))
+
+
+@to_copy.backward
+def _(ctx, grad):
+    return (grad,)        # the engine casts the gradient back to self's dtype
+
+
+def _aliases(self, dtype, memory_format) -> bool:
+    """torch's to_will_alias: same dtype and a memory format the tensor already suggests."""
+    from .._tensor import preserve_format
+    if dtype is not None and dtype is not self.dtype:
+        return False
+    return memory_format is None or memory_format is preserve_format or \
+        suggest_memory_format(self._data.shape, self.stride()) is memory_format
+
+
+def _parse_to(self, args, kwargs):
+    """(device, dtype, copy, memory_format) from torch's three ``to`` signatures."""
+    Tensor = _tensor_cls()
+    kwargs = dict(kwargs)
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    non_blocking = kwargs.pop("non_blocking", False)
+    copy = kwargs.pop("copy", False)
+    memory_format = kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    rest = list(args)
+    if rest:
+        a = rest.pop(0)
+        if isinstance(a, D.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif a is None or isinstance(a, (str, _device, int)) and type(a) is not bool:
+            device = a
+            if rest and (rest[0] is None or isinstance(rest[0], D.dtype)):
+                dtype = rest.pop(0)
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got "
+                            f"({', '.join(_type_name(v) for v in args)}), but expected one of:\n"
+                            " * (torch.device device = None, torch.dtype dtype = None, bool "
+                            "non_blocking = False, bool copy = False, *, torch.memory_format "
+                            "memory_format = None)\n"
+                            " * (torch.dtype dtype, bool non_blocking = False, bool copy = "
+                            "False, *, torch.memory_format memory_format = None)\n"
+                            " * (Tensor tensor, bool non_blocking = False, bool copy = False, "
+                            "*, torch.memory_format memory_format = None)\n")
+    if rest:
+        non_blocking = rest.pop(0)
+    if rest:
+        copy = rest.pop(0)
+    if rest:
+        raise TypeError(f"to() takes at most 4 positional arguments ({len(args)} given)")
+    return device, dtype, bool(copy), memory_format
+
+
+def to(self, *args, **kwargs):
+    """Convert dtype and/or device: ``to(dtype)``, ``to(device, dtype)``, ``to(other)``,
+    with ``non_blocking``, ``copy`` and ``memory_format`` keywords. Returns ``self`` when
+    nothing changes (unless ``copy=True``)."""
+    device, dtype, copy, memory_format = _parse_to(self, args, kwargs)
+    check_device(device)
+    if not copy and _aliases(self, dtype, memory_format):
+        return self
+    kw = {}
+    if dtype is not None:
+        kw["dtype"] = dtype
+    if memory_format is not None:
+        kw["memory_format"] = memory_format
+    return to_copy(self, **kw)
+
+
+_TYPE_NAMES = {f"torch.{d._legacy}Tensor": d for d in D.ALL_DTYPES}
+
+
+def type_(self, dtype=None, non_blocking=False, **kwargs):
+    """With no argument: the legacy type name (``'torch.FloatTensor'``). Otherwise convert to
+    `dtype` (a dtype or such a name); returns ``self`` if it already has that type."""
+    if dtype is None:
+        return f"torch.{self.dtype._legacy}Tensor"
+    if isinstance(dtype, str):
+        if dtype.startswith("torch.cuda.") and dtype[len("torch.cuda."):] in \
+                {k[len("torch."):] for k in _TYPE_NAMES}:
+            check_device("cuda")
+        d = _TYPE_NAMES.get(dtype)
+        if d is None:
+            raise ValueError(f"invalid type: '{dtype}'")
+    elif isinstance(dtype, D.dtype):
+        d = dtype
+    else:
+        raise TypeError(f"type(): argument 'dtype' must be torch.dtype or str, not "
+                        f"{_type_name(dtype)}")
+    if d is self.dtype:
+        return self
+    return to_copy(self, dtype=d)
+
+
+def type_as(self, other):
+    """``self`` converted to `other`'s dtype."""
+    if not isinstance(other, _tensor_cls()):
+        raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not "
+                        f"{_type_name(other)}")
+    return type_(self, other.dtype)
+
+
+def _shorthand(name, dtype):
+    def method(self, *args, memory_format=None):
+        if args:
+            raise TypeError(f"{name}() takes 0 positional arguments but {len(args)} was given")
+        return to(self, dtype, memory_format=memory_format)
+    method.__name__ = name
+    method.__doc__ = f"``self.to({dtype})``."
+    return method
+
+
+_SHORTHANDS = {"half": D.float16, "float": D.float32, "double": D.float64, "short": D.int16,
+               "int": D.int32, "long": D.int64, "bool": D.bool_, "byte": D.uint8,
+               "char": D.int8, "cfloat": D.complex64, "cdouble": D.complex128}
+
+
+def cpu(self, memory_format=None):
+    """This tensor (it already lives on the cpu)."""
+    return self
+
+
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    """Move to a CUDA device: torch's error here, where dyngrad has no CUDA backend."""
+    check_device(device if device is not None else "cuda")
+    return self
+
+
+# ---------------------------------------------------------------------------------------------
+# In-place writers
+# ---------------------------------------------------------------------------------------------
+@defop("copy_", node="CopyBackwards", promote=Promote.NONE, inputs=("self", "src"),
+       variants=())
+def copy(xp, self, src, non_blocking=False):
+    src = xp.asarray(src)
+    shape = tuple(broadcast_shapes(self.shape, src.shape))
+    if shape != self.shape:
+        raise RuntimeError(f"output with shape {shape_str(self.shape)} doesn't match the "
+                           f"broadcast shape {shape_str(shape)}")
+    return xp.broadcast_to(cast_array(src, self.dtype), self.shape)
+
+
+@copy.backward
+def _(ctx, grad):
+    return zeros_like(grad), grad
+
+
+def copy_(self, *args, **kwargs):
+    """``copy_(src, non_blocking=False)``: copy `src` into this tensor in place, broadcasting
+    it and converting its dtype."""
+    names = ("other", "non_blocking")
+    values = dict(zip(names, args))
+    unknown = [k for k in kwargs if k not in names or k in values]
+    values.update((k, v) for k, v in kwargs.items() if k not in unknown)
+    if "other" not in values:
+        raise TypeError('copy_() missing 1 required positional arguments: "other"')
+    if unknown:
+        raise TypeError(f"copy_() got an unexpected keyword argument '{unknown[0]}'")
+    src = values["other"]
+    Tensor = _tensor_cls()
+    if isinstance(src, Tensor):
+        if overlap_status(self, src) == "partial":
+            raise RuntimeError("unsupported operation: some elements of the input tensor and "
+                               "the written-to tensor refer to a single memory location. Please "
+                               "clone() the tensor before performing the operation.")
+    elif not isinstance(src, (bool, int, float, complex)):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{_type_name(src)}")
+    return copy.call_inplace(self, src, bool(values.get("non_blocking", False)))
+
+
+@defop("fill_.Scalar", node="FillBackward2", promote=Promote.NONE, variants=(), public="fill_")
+def fill_scalar(xp, self, value):
+    d = D.from_np(self.dtype)
+    return xp.broadcast_to(fill_array(checked_scalar(number(value), d), d), self.shape)
+
+
+@fill_scalar.backward
+def _(ctx, grad):
+    return (zeros_like(grad),)
+
+
+@defop("fill_.Tensor", node="FillBackward3", promote=Promote.NONE, inputs=("self", "value"),
+       variants=(), public="fill_")
+def fill_tensor(xp, self, value):
+    if value.ndim:
+        raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value.ndim} dimensions.")
+    return xp.broadcast_to(cast_array(value, self.dtype), self.shape)
+
+
+@fill_tensor.backward
+def _(ctx, grad):
+    return zeros_like(grad), grad.sum()
+
+
+def _writable_alias(self):
+    """`self`, or where torch lets fill_/zero_ write through repeated elements (an expanded
+    tensor), a view of the same memory without the repeats."""
+    shape, stride = self._data.shape, self.stride()
+    if not any(s == 0 and n > 1 for n, s in zip(shape, stride)):
+        return self
+    keep = tuple(1 if s == 0 else n for n, s in zip(shape, stride))
+    return self._make_view(keep, stride, self._offset)
+
+
+def fill_(self, value):
+    """Fill with `value` (a number or a 0-dim tensor) in place."""
+    Tensor = _tensor_cls()
+    target = _writable_alias(self)
+    if isinstance(value, Tensor):
+        fill_tensor.call_inplace(target, value)
+    elif isinstance(value, numbers.Number):
+        fill_scalar.call_inplace(target, value)
+    else:
+        tn = _type_name(value)
+        raise TypeError(f"fill_() received an invalid combination of arguments - got ({tn}), "
+                        "but expected one of:\n"
+                        " * (Tensor value)\n"
+                        f"      didn't match because some of the arguments have invalid types: "
+                        f"(!{tn}!)\n"
+                        " * (Number value)\n"
+                        f"      didn't match because some of the arguments have invalid types: "
+                        f"(!{tn}!)\n")
+    return self     # an alias shares self's storage, so self's version was bumped
+
+
+@defop("zero_", node="ZeroBackward0", promote=Promote.NONE, variants=())
+def zero(xp, self):
+    return xp.broadcast_to(xp.zeros((), self.dtype), self.shape)
+
+
+@zero.backward
+def _(ctx, grad):
+    return (zeros_like(grad),)
+
+
+def zero_(self):
+    """Fill with zeros in place."""
+    zero.call_inplace(_writable_alias(self))
+    return self
+
+
+# ---------------------------------------------------------------------------------------------
+# new_* constructors: this tensor's dtype (and device) unless given
+# ---------------------------------------------------------------------------------------------
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
+    """``dyngrad.tensor(data)`` with this tensor's dtype unless `dtype` is given."""
+    from .tensor_new import tensor
+    return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad,
+                  _api="tensor.new_tensor")
+
+
+def _new_filled(fname, self, size, fill, dtype, device, requires_grad, kw_size=None):
+    shape = check_size(_size_args(fname, size, kw_size))
+    d = dtype or self.dtype
+    if fill is not None and fill is not ZEROS:
+        fill = fill_array(checked_scalar(fill, d), d)
+    return finish(alloc(shape, d.np, fill=fill), requires_grad, device)
+
+
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+              pin_memory=False, **kw):
+    """Zeros of `size` with this tensor's dtype unless given."""
+    return _new_filled("new_zeros", self, size, ZEROS, dtype, device, requires_grad,
+                       kw.pop("size", None))
+
+
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+             pin_memory=False, **kw):
+    return _new_filled("new_ones", self, size, 1, dtype, device, requires_grad,
+                       kw.pop("size", None))
+
+
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+              pin_memory=False, **kw):
+    return _new_filled("new_empty", self, size, None, dtype, device, requires_grad,
+                       kw.pop("size", None))
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False):
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{_type_name(size)}")
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device,
+                requires_grad=requires_grad)
+
+
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
+                      layout=None, pin_memory=False):
+    return empty_strided(size, stride, dtype=dtype or self.dtype, device=device,
+                         requires_grad=requires_grad)
+
+
+for _name, _fn in (("to", to), ("type", type_), ("type_as", type_as), ("cpu", cpu),
+                   ("cuda", cuda), ("copy_", copy_), ("fill_", fill_), ("zero_", zero_),
+                   ("new_tensor", new_tensor), ("new_zeros", new_zeros),
+                   ("new_ones", new_ones), ("new_empty", new_empty), ("new_full", new_full),
+                   ("new_empty_strided", new_empty_strided)):
+    METHODS[_name] = _fn
+for _name, _d in _SHORTHANDS.items():
+    METHODS[_name] = _shorthand(_name, _d)
+del _name, _fn, _d

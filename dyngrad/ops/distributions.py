@@ -1,0 +1,721 @@
+"""Sampling: the random factories (rand, randn, randint, randperm, normal, bernoulli,
+multinomial, the ``_like`` ones) and the in-place samplers (uniform_, normal_, bernoulli_,
+random_, exponential_, geometric_, cauchy_, log_normal_), all taking ``generator=``.
+
+Shapes, dtypes, value ranges, layouts, autograd nodes and error messages are torch's; the
+numbers are dyngrad's own stream (see random.py). The in-place samplers are registry ops, so
+the dispatcher writes through views, bumps the version once and runs torch's in-place checks.
+Sampling has no gradient: every formula here returns zeros, as torch's derivatives.yaml does.
+"""
+from __future__ import annotations
+
+from .. import _dtypes as D
+from .._promotion import Promote
+from ..backends import numpy_backend as _npb
+from .creation import (FACTORY_KW, TYPEMETA_NAME, _is_int, _size_args, _size_kw, _tensor_cls,
+                       _type_name, alloc, check_requires_grad, check_size, check_tensor_arg,
+                       checked_scalar, finish, fresh, invalid_combination, like_strides, number,
+                       out_dtype, zeros_like)
+from .random import numpy_generator as _gen
+from ._registry import FUNCTIONS, METHODS, defop
+
+xp = _npb.xp
+
+
+# ---------------------------------------------------------------------------------------------
+# Sampling on arrays (shape and dtype given); complex dtypes sample real and imaginary parts
+# ---------------------------------------------------------------------------------------------
+def _real_shape(shape, np_dtype):
+    if np_dtype.kind == "c":
+        return tuple(shape) + (2,), xp.dtype(f"f{np_dtype.itemsize // 2}")
+    return tuple(shape), np_dtype
+
+
+def _as_complex(arr, np_dtype, shape):
+    if np_dtype.kind != "c":
+        return arr
+    return xp.ascontiguousarray(arr).view(np_dtype).reshape(shape)
+
+
+def _uniform01(g, shape, np_dtype):
+    """Uniform on [0, 1) with the dtype's mantissa bits (as torch's uniform draws)."""
+    if np_dtype.itemsize == 2:
+        return (g.integers(0, 2 ** 11, size=shape) * 2.0 ** -11).astype(np_dtype)
+    return g.random(shape, dtype=np_dtype)
+
+
+def _uniform_array(g, shape, np_dtype, low=0.0, high=1.0):
+    rshape, rdt = _real_shape(shape, np_dtype)
+    u = _uniform01(g, rshape, rdt)
+    if low != 0.0 or high != 1.0:
+        u = (u * rdt.type(high - low) + rdt.type(low)).astype(rdt)
+    return _as_complex(u, np_dtype, shape)
+
+
+def _normal_array(g, shape, np_dtype, mean=0.0, std=1.0):
+    rshape, rdt = _real_shape(shape, np_dtype)
+    if np_dtype.kind == "c":
+        std = std / 2 ** 0.5      # torch: each part gets half the variance
+    work = rdt if rdt.itemsize >= 4 else xp.dtype(xp.float32)
+    z = g.standard_normal(rshape, dtype=work)
+    z = (z * work.type(std) + work.type(mean)).astype(rdt)
+    return _as_complex(z, np_dtype, shape)
+
+
+def _randint_array(g, shape, np_dtype, low, high_inclusive):
+    r = g.integers(low, high_inclusive, size=shape, dtype=xp.int64, endpoint=True)
+    if np_dtype.kind == "b":
+        return r.astype(bool)
+    return r.astype(np_dtype)
+
+
+def _fmt(x) -> str:
+    return f"{float(x):g}"
+
+
+def _float_kernel_check(name, self_dt):
+    if self_dt.kind not in "fc":
+        raise NotImplementedError(f"\"{name}\" not implemented for "
+                                  f"'{D.from_np(self_dt)._legacy}'")
+
+
+# ---------------------------------------------------------------------------------------------
+# Bounds checks (torch's DistributionTemplates.h)
+# ---------------------------------------------------------------------------------------------
+def _digits(d: D.dtype) -> int:
+    return {D.float16: 11, D.float32: 24, D.float64: 53}[d]
+
+
+def check_from_to_in_range(frm: int, to_inc: int, d: D.dtype) -> None:
+    """torch's check_from_to_in_range: bounds must fit the dtype (a warning past float
+    precision)."""
+    import warnings
+    name = TYPEMETA_NAME[d]
+    if d.category == D.FLOAT:
+        mx = float(xp.finfo(d.np).max)
+        for v, what in ((frm, "from"), (to_inc, "to - 1")):
+            if not -mx <= v <= mx:
+                raise RuntimeError(f"{what} is out of bounds for {name}")
+        digits = _digits(d)
+        for v, what, line in ((frm, "from", 110), (to_inc, "to - 1", 111)):
+            if v < -(2 ** digits) or v > 2 ** digits:
+                warnings.warn(
+                    f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                    f"limitations {name} can support discrete uniform distribution only within "
+                    "this range. This warning will become an error in version 1.7 release, "
+                    "please fix the code in advance (Triggered internally at "
+                    f"/__w/pytorch/pytorch/aten/src/ATen/native/DistributionTemplates.h:{line}.)",
+                    UserWarning, stacklevel=4)
+    elif d.category in (D.INT, D.BOOL):
+        lo, hi = (0, 1) if d is D.bool_ else (int(xp.iinfo(d.np).min), int(xp.iinfo(d.np).max))
+        for v, what in ((frm, "from"), (to_inc, "to - 1")):
+            if not lo <= v <= hi:
+                raise RuntimeError(f"{what} is out of bounds for {name}")
+    else:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and "
+                           "boolean types")
+
+
+def _in_float_range(v: int, d: D.dtype) -> bool:
+    return abs(v) <= float(xp.finfo(d.np).max)
+
+
+def _update_from(frm: int, d: D.dtype) -> int:
+    """torch's update_from: the smallest `from` the float dtype can represent exactly."""
+    if not _in_float_range(frm + 1, d):
+        return frm               # out of range: check_from_to_in_range reports it
+    plus1 = int(xp.array(frm + 1, xp.float64).astype(d.np).astype(xp.float64))
+    if plus1 < frm:
+        n = abs(frm + 1).bit_length() - 1
+        frm = plus1 + (1 << (n - _digits(d) + 1))
+    return frm
+
+
+def _update_to(to: int, d: D.dtype) -> int:
+    if not _in_float_range(to - 1, d):
+        return to
+    minus1 = int(xp.array(to - 1, xp.float64).astype(d.np).astype(xp.float64))
+    if minus1 >= to:
+        n = abs(to - 1).bit_length() - 1
+        to = minus1 - (1 << (n - _digits(d) + 1))
+    return to
+
+
+def _random_bounds(frm, to, d: D.dtype):
+    """[from, to_inclusive] for ``random_(from, to)`` (to None: the dtype's top), checked."""
+    if to is not None:
+        if not frm < to:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={frm} "
+                               f">= to={to}")
+        if d.category == D.FLOAT:
+            frm, to = _update_from(frm, d), _update_to(to, d)
+            if not frm < to:
+                raise RuntimeError("random_ expects 'from' casted to dtype to be less than 'to' "
+                                   f"casted to dtype, but got from={frm} >= to={to}")
+        check_from_to_in_range(frm, to - 1, d)
+        return frm, to - 1
+    if d.category == D.FLOAT:
+        to_inc = min(2 ** _digits(d), 2 ** 63 - 1)
+        frm = _update_from(frm, d)
+        if not frm < to_inc:
+            raise RuntimeError("random_ expects 'from' casted to dtype to be less than or equal "
+                               f"to 'to_inc' casted to dtype, but got from={frm} > "
+                               f"to_inc={to_inc}")
+    elif d.category in (D.INT, D.BOOL):
+        to_inc = 1 if d is D.bool_ else int(xp.iinfo(d.np).max)
+    else:
+        raise RuntimeError("random_from_to_impl handles only integral, floating-point and "
+                           "boolean types")
+    check_from_to_in_range(frm, to_inc, d)
+    return frm, to_inc
+
+
+def _random_default_bounds(d: D.dtype):
+    """The range of a bare ``random_()``: [0, 2**mantissa] for floats, [0, max] for ints."""
+    if d.category == D.FLOAT:
+        return 0, 2 ** _digits(d)
+    if d is D.bool_:
+        return 0, 1
+    if d.category == D.INT:
+        return 0, int(xp.iinfo(d.np).max)
+    raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for '{d._legacy}'")
+
+
+# ---------------------------------------------------------------------------------------------
+# In-place samplers (registry ops: version bump, leaf and overlap checks come from dispatch)
+# ---------------------------------------------------------------------------------------------
+INPLACE_ONLY = ("inplace",)
+
+
+@defop("uniform_", node="UniformBackward0", promote=Promote.NONE, variants=INPLACE_ONLY,
+       public="uniform")
+def uniform(xp, self, from_=0, to=1, *, generator=None):
+    """Fill with samples from U[from, to)."""
+    d = D.from_np(self.dtype)
+    _float_kernel_check("check_uniform_bounds", self.dtype)
+    real = d.to_real()
+    lo, hi = float(number(from_)), float(number(to))
+    mx = float(xp.finfo(real.np).max)
+    name = TYPEMETA_NAME[real]
+    for v, what in ((lo, "from"), (hi, "to")):
+        if not -mx <= v <= mx:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    if not lo <= hi:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={_fmt(lo)} > to={_fmt(hi)}")
+    if hi - lo > mx:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{real._legacy}>"
+                           f"::max(), but found to={_fmt(hi)} and from={_fmt(lo)} which result "
+                           "in to-from to exceed the limit")
+    return _uniform_array(_gen(generator), self.shape, self.dtype, lo, hi)
+
+
+@defop("normal_", node="NormalBackward0", promote=Promote.NONE, variants=INPLACE_ONLY,
+       public="normal")
+def normal_inplace(xp, self, mean=0, std=1, *, generator=None):
+    """Fill with samples from N(mean, std**2)."""
+    mean, std = number(mean), number(std)
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+    _float_kernel_check("normal_kernel_cpu", self.dtype)
+    return _normal_array(_gen(generator), self.shape, self.dtype, mean, std)
+
+
+@defop("bernoulli_.float", node="BernoulliBackward2", promote=Promote.NONE,
+       variants=(), public="bernoulli_")
+def bernoulli_float(xp, self, p=0.5, *, generator=None):
+    p = number(p)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
+    if self.dtype.kind == "c":
+        raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for "
+                                  f"'{D.from_np(self.dtype)._legacy}'")
+    return (_uniform01(_gen(generator), self.shape, xp.dtype(xp.float64)) < p) \
+        .astype(self.dtype)
+
+
+@defop("bernoulli_.Tensor", node="BernoulliBackward1", promote=Promote.NONE,
+       inputs=("self", "p"), variants=(), public="bernoulli_")
+def bernoulli_tensor(xp, self, p, *, generator=None):
+    if p.dtype.kind not in "f":
+        raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
+                                  f"'{D.from_np(p.dtype)._legacy}'")
+    if self.dtype.kind == "c":
+        raise NotImplementedError(f"\"bernoulli_tensor_cpu_self_\" not implemented for "
+                                  f"'{D.from_np(self.dtype)._legacy}'")
+    p = _expand(p, self.shape)
+    if p.size and not ((p >= 0) & (p <= 1)).all():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could "
+                           "this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
+    return (_uniform01(_gen(generator), self.shape, xp.dtype(xp.float64)) < p) \
+        .astype(self.dtype)
+
+
+def _expand(arr, shape):
+    """``arr.expand(shape)`` with torch's error text."""
+    from .._utils import shape_str
+    shape = tuple(shape)
+    if arr.ndim > len(shape):
+        raise RuntimeError(f"expand: the number of sizes provided ({len(shape)}) must be "
+                           f"greater or equal to the number of dimensions in the tensor "
+                           f"({arr.ndim})")
+    off = len(shape) - arr.ndim
+    for i, n in enumerate(arr.shape):
+        if n != 1 and n != shape[off + i]:
+            raise RuntimeError(f"The expanded size of the tensor ({shape[off + i]}) must match "
+                               f"the existing size ({n}) at non-singleton dimension {off + i}.  "
+                               f"Target sizes: {shape_str(shape)}.  Tensor sizes: "
+                               f"{shape_str(arr.shape)}")
+    return xp.broadcast_to(arr, shape)
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    """Fill with 1 with probability `p` (a float, or a tensor broadcast to self), else 0."""
+    if isinstance(p, _tensor_cls()):
+        return bernoulli_tensor.call_inplace(self, p, generator=generator)
+    return bernoulli_float.call_inplace(self, p, generator=generator)
+
+
+@defop("random_.from", node="RandomBackward0", promote=Promote.NONE, variants=(),
+       public="random_")
+def random_from(xp, self, from_, to, *, generator=None):
+    d = D.from_np(self.dtype)
+    lo, hi = _random_bounds(from_, to, d)
+    return _randint_array(_gen(generator), self.shape, self.dtype, lo, hi)
+
+
+@defop("random_.to", node="RandomBackward1", promote=Promote.NONE, variants=(),
+       public="random_")
+def random_to(xp, self, to, *, generator=None):
+    d = D.from_np(self.dtype)
+    lo, hi = _random_bounds(0, to, d)
+    return _randint_array(_gen(generator), self.shape, self.dtype, lo, hi)
+
+
+@defop("random_", node="RandomBackward2", promote=Promote.NONE, variants=(), public="random_")
+def random_all(xp, self, *, generator=None):
+    lo, hi = _random_default_bounds(D.from_np(self.dtype))
+    return _randint_array(_gen(generator), self.shape, self.dtype, lo, hi)
+
+
+_RANDOM_SIGNATURES = (" * (*, torch.Generator generator = None)\n"
+                      " * (int from, int to, *, torch.Generator generator = None)\n"
+                      " * (int to, *, torch.Generator generator = None)\n")
+
+
+def random_(self, *args, generator=None, **kwargs):
+    """Fill with integers: ``random_()`` over the dtype's range, ``random_(to)`` over
+    [0, to), ``random_(from, to)`` over [from, to) (``to=None``: up to the dtype's top)."""
+    if "from" in kwargs:
+        args = (kwargs.pop("from"),) + args
+    if "to" in kwargs:
+        args = args + (kwargs.pop("to"),)
+    ok = not kwargs and len(args) <= 2 and all(
+        type(a) is not bool and _is_int(a) for a in args if a is not None) \
+        and (len(args) < 2 or args[0] is not None) and (len(args) != 1 or args[0] is not None)
+    if not ok:
+        got = ", ".join(_type_name(a) for a in args)
+        raise TypeError(f"random_() received an invalid combination of arguments - got "
+                        f"({got}), but expected one of:\n{_RANDOM_SIGNATURES}")
+    args = tuple(None if a is None else int(a) for a in args)
+    if len(args) == 2:
+        return random_from.call_inplace(self, args[0], args[1], generator=generator)
+    if len(args) == 1:
+        return random_to.call_inplace(self, args[0], generator=generator)
+    return random_all.call_inplace(self, generator=generator)
+
+
+@defop("exponential_", node="ExponentialBackward0", promote=Promote.NONE,
+       variants=INPLACE_ONLY, public="exponential")
+def exponential(xp, self, lambd=1, *, generator=None):
+    """Fill with samples from Exp(lambd)."""
+    lambd = number(lambd)
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
+    if self.dtype.kind not in "f":
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. "
+                           "dtype must be a floating point but you specified "
+                           f"{D.from_np(self.dtype)._legacy}")
+    return _gen(generator).exponential(1.0 / lambd, self.shape).astype(self.dtype)
+
+
+@defop("geometric_", node="GeometricBackward0", promote=Promote.NONE, variants=(),
+       public="geometric")
+def geometric(xp, self, p, *, generator=None):
+    """Fill with the number of Bernoulli(p) trials up to the first success."""
+    p = number(p)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
+    if self.dtype.kind in "cb":
+        raise NotImplementedError(f"\"geometric_cpu\" not implemented for "
+                                  f"'{D.from_np(self.dtype)._legacy}'")
+    return _gen(generator).geometric(p, self.shape).astype(self.dtype)
+
+
+def geometric_(self, *args, generator=None, **kwargs):
+    """Fill with the number of Bernoulli(p) trials up to the first success."""
+    if not args and "p" not in kwargs:
+        raise TypeError('geometric_() missing 1 required positional arguments: "p"')
+    return geometric.call_inplace(self, *args, generator=generator, **kwargs)
+
+
+@defop("cauchy_", node="CauchyBackward0", promote=Promote.NONE, variants=INPLACE_ONLY,
+       public="cauchy")
+def cauchy(xp, self, median=0, sigma=1, *, generator=None):
+    """Fill with samples from Cauchy(median, sigma)."""
+    median, sigma = number(median), number(sigma)
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
+    d = D.from_np(self.dtype)
+    if d.category != D.FLOAT:
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified {TYPEMETA_NAME[d]}")
+    return (median + sigma * _gen(generator).standard_cauchy(self.shape)).astype(self.dtype)
+
+
+@defop("log_normal_", node="LogNormalBackward0", promote=Promote.NONE, variants=INPLACE_ONLY,
+       public="log_normal")
+def log_normal(xp, self, mean=1, std=2, *, generator=None):
+    """Fill with exp(N(mean, std**2))."""
+    mean, std = number(mean), number(std)
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+    if self.dtype.kind != "f":
+        raise NotImplementedError(f"\"log_normal_cpu\" not implemented for "
+                                  f"'{D.from_np(self.dtype)._legacy}'")
+    return xp.exp(_normal_array(_gen(generator), self.shape, xp.dtype(xp.float64), mean, std)) \
+        .astype(self.dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# Factories
+# ---------------------------------------------------------------------------------------------
+def _random_factory(fname, size, kw_size, out, dtype, check):
+    shape = check_size(_size_args(fname, size, kw_size))
+    d = out_dtype(dtype, out, D.get_default_dtype())
+    check(d)
+    return shape, d
+
+
+def _check_uniform_dtype(d):
+    if d.category < D.FLOAT:
+        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{d._legacy}'")
+
+
+def _check_normal_dtype(d):
+    if d.category < D.FLOAT:
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{d._legacy}'")
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False, **kwargs):
+    """Samples from U[0, 1) of the given size (floating and complex dtypes)."""
+    shape, d = _random_factory("rand", size, _size_kw("rand", kwargs), out, dtype,
+                               _check_uniform_dtype)
+    arr = _uniform_array(_gen(generator), shape, d.np)
+    return finish(fresh(arr), requires_grad, device, out)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False, **kwargs):
+    """Samples from N(0, 1) of the given size (complex: each part has variance 1/2)."""
+    shape, d = _random_factory("randn", size, _size_kw("randn", kwargs), out, dtype,
+                               _check_normal_dtype)
+    arr = _normal_array(_gen(generator), shape, d.np)
+    return finish(fresh(arr), requires_grad, device, out)
+
+
+def _int_arg(fname, v, name, pos):
+    if type(v) is bool or not _is_int(v):
+        raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be int, not "
+                        f"{_type_name(v)}")
+    v = int(v)
+    if not -2 ** 63 <= v < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    return v
+
+
+def _randint_values(g, shape, d, low, high):
+    if d.category == D.COMPLEX:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and "
+                           "boolean types")
+    lo, hi = _random_bounds(low, high, d)
+    return _randint_array(g, shape, d.np, lo, hi)
+
+
+_RANDINT_SIGS = [
+    f"int high, tuple of ints size, *, torch.Generator generator, Tensor out = None, {FACTORY_KW}",
+    f"int high, tuple of ints size, *, Tensor out = None, {FACTORY_KW}",
+    f"int low, int high, tuple of ints size, *, torch.Generator generator, Tensor out = None, "
+    f"{FACTORY_KW}",
+    f"int low, int high, tuple of ints size, *, Tensor out = None, {FACTORY_KW}"]
+
+
+def _is_plain_int(v) -> bool:
+    return type(v) is not bool and _is_int(v)
+
+
+def randint(*args, size=None, low=None, high=None, generator=None, out=None, dtype=None,
+            layout=None, device=None, requires_grad=False, pin_memory=False):
+    """Integers from [low, high) (low defaults to 0): ``randint(high, size)`` or
+    ``randint(low, high, size)``; int64 unless `dtype` says otherwise."""
+    args = list(args)
+    if low is not None:
+        args.insert(0, low)
+    if high is not None:
+        args.insert(1 if low is not None else len(args), high)
+    if size is not None:
+        args.append(size)
+    if len(args) in (2, 3) and all(_is_plain_int(a) for a in args[:-1]):
+        if not isinstance(args[-1], (tuple, list)):
+            raise TypeError(f"randint(): argument 'size' (position {len(args)}) must be tuple "
+                            f"of ints, not {_type_name(args[-1])}")
+    else:
+        raise invalid_combination("randint", args, _RANDINT_SIGS)
+    bounds = [int(a) for a in args[:-1]]
+    for v in bounds:
+        if not -2 ** 63 <= v < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
+    lo, hi = (0, bounds[0]) if len(bounds) == 1 else bounds
+    shape = check_size(_size_args("randint", (args[-1],), None))
+    d = out_dtype(dtype, out, D.int64)
+    if requires_grad:
+        check_requires_grad(d)
+    arr = _randint_values(_gen(generator), shape, d, lo, hi)
+    return finish(fresh(arr), requires_grad, device, out)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
+    """A random permutation of 0 .. n-1 (int64 unless `dtype`)."""
+    n = _int_arg("randperm", n, "n", 1)
+    check_size((n,))
+    d = out_dtype(dtype, out, D.int64)
+    if d.category != D.COMPLEX and d is not D.bool_:
+        checked_scalar(n - 1 if n > 0 else n, d)
+    limits = {D.float16: (2 ** 11 + 1, "2049", "Half"), D.float32: (2 ** 24 + 1, "2^24+1", "Float"),
+              D.float64: (2 ** 53 + 1, "2^53+1", "Double")}
+    if d in limits and n > limits[d][0]:
+        raise RuntimeError(f"n cannot be greater than {limits[d][1]} for {limits[d][2]} type.")
+    if d is D.bool_ or d.category == D.COMPLEX:
+        raise NotImplementedError(f"\"randperm\" not implemented for '{d._legacy}'")
+    arr = _gen(generator).permutation(n).astype(d.np)
+    return finish(fresh(arr), requires_grad, device, out)
+
+
+# -- normal: four overloads, three of them differentiable ops -----------------------------------
+def _check_std_tensor(std):
+    if std.size and not (std >= 0).all():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+
+
+@defop("normal.Tensor_float", node="NormalBackward1", promote=Promote.NONE, inputs=("mean",),
+       variants=(), public="normal")
+def normal_tensor_float(xp, mean, std=1.0, *, generator=None):
+    std = number(std)
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+    _float_kernel_check("normal_kernel_cpu", mean.dtype)
+    return _normal_array(_gen(generator), mean.shape, mean.dtype, 0.0, std) + mean
+
+
+@defop("normal.float_Tensor", node="NormalBackward2", promote=Promote.NONE, inputs=("std",),
+       variants=(), public="normal")
+def normal_float_tensor(xp, std, mean=0.0, *, generator=None):
+    _check_std_tensor(std)
+    _float_kernel_check("normal_kernel_cpu", std.dtype)
+    z = _normal_array(_gen(generator), std.shape, std.dtype)
+    return (z * std + std.dtype.type(number(mean))).astype(std.dtype)
+
+
+@defop("normal.Tensor_Tensor", node="NormalBackward3", promote=Promote.NONE,
+       inputs=("mean", "std"), variants=(), public="normal")
+def normal_tensor_tensor(xp, mean, std, *, generator=None):
+    shape = xp.broadcast_shapes(mean.shape, std.shape)
+    _check_std_tensor(std)
+    _float_kernel_check("normal_kernel_cpu", mean.dtype)
+    z = _normal_array(_gen(generator), shape, mean.dtype)
+    return (z * std + mean).astype(mean.dtype)
+
+
+_GEN_OUT = "*, torch.Generator generator = None, Tensor out = None"
+_NORMAL_SIGS = [f"Tensor mean, Tensor std, {_GEN_OUT}", f"Tensor mean, float std = 1, {_GEN_OUT}",
+                f"float mean, Tensor std, {_GEN_OUT}",
+                f"float mean, float std, tuple of ints size, {_GEN_OUT}, {FACTORY_KW}"]
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
+           device=None, requires_grad=False, pin_memory=False):
+    """Samples from N(mean, std**2): tensor means and/or stds broadcast together, or float
+    ``mean``, ``std`` and a ``size``."""
+    Tensor = _tensor_cls()
+    tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
+    kw = {"generator": generator}
+    if out is not None:
+        kw["out"] = out
+    if size is not None and (tm or ts):
+        raise invalid_combination("normal", (mean, std, size), _NORMAL_SIGS)
+    if tm and ts:
+        return normal_tensor_tensor(mean, std, **kw)
+    if tm:
+        return normal_tensor_float(mean, std, **kw)
+    if ts:
+        return normal_float_tensor(std, mean, **kw)
+    if size is None:
+        raise invalid_combination("normal", (mean, std), _NORMAL_SIGS)
+    mean, std = number(mean, "normal", "mean", 1), number(std, "normal", "std", 2)
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+    shape = check_size(_size_args("normal", (size,), None))
+    d = out_dtype(dtype, out, D.get_default_dtype())
+    _check_normal_dtype(d)
+    arr = _normal_array(_gen(generator), shape, d.np, mean, std)
+    return finish(fresh(arr), requires_grad, device, out)
+
+
+# -- bernoulli / multinomial -------------------------------------------------------------------
+@defop("bernoulli", node="BernoulliBackward0", promote=Promote.NONE, variants=(),
+       public="bernoulli")
+def bernoulli_p_self(xp, self, *, generator=None):
+    if self.dtype.kind != "f":
+        raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
+                                  f"'{D.from_np(self.dtype)._legacy}'")
+    if self.size and not ((self >= 0) & (self <= 1)).all():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could "
+                           "this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
+    u = _uniform01(_gen(generator), self.shape, xp.dtype(xp.float64))
+    return xp.ascontiguousarray((u < self).astype(self.dtype))
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """Draw 0/1 with probabilities `input` (or with the float `p`, shaped like `input`).
+
+    Differences from torch: with a float ``p`` and an input that requires grad, torch attaches a
+    ``NotImplemented`` node; dyngrad returns a tensor without history.
+    """
+    check_tensor_arg("bernoulli", input)
+    if p is None:
+        kw = {"generator": generator} if out is None else {"generator": generator, "out": out}
+        return bernoulli_p_self(input, **kw)
+    from .creation import empty_like
+    from .._tensor import contiguous_format
+    result = empty_like(input, memory_format=contiguous_format) if out is None else out
+    return bernoulli_(result, p, generator=generator)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """Sample category indices from the rows of `input` (non-negative weights): int64,
+    shape ``(num_samples,)`` or ``(rows, num_samples)``."""
+    check_tensor_arg("multinomial", input)
+    num_samples = _int_arg("multinomial", num_samples, "num_samples", 2)
+    p = input._data
+    if not 1 <= p.ndim <= 2:
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if p.dtype.kind != "f":
+        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
+                           f"{input.dtype._legacy}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    k = p.shape[-1]
+    if not replacement and num_samples > k:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if k > 2 ** 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    rows = p.reshape(-1, k).astype(xp.float64)
+    g = _gen(generator)
+    if not replacement:
+        if not (rows.size and rows.max() < float("inf") and rows.min() >= 0) or \
+                xp.isnan(rows).any():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (rows.sum(axis=1) == 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        # torch's trick: the top-k of p / Exp(1) is a sample without replacement
+        keys = rows / g.exponential(1.0, rows.shape)
+        idx = xp.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    else:
+        if (rows < 0).any() or xp.isnan(rows).any():
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry < 0)")
+        if xp.isinf(rows).any():
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry = infinity or NaN)")
+        sums = rows.sum(axis=1)
+        if (sums <= 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        cdf = xp.cumsum(rows, axis=1) / sums[:, None]
+        u = g.random((rows.shape[0], num_samples))
+        idx = xp.stack([xp.searchsorted(c, uu, side="right") for c, uu in zip(cdf, u)])
+        idx = xp.minimum(idx, k - 1)
+    idx = idx.astype(xp.int64).reshape(p.shape[:-1] + (num_samples,))
+    return finish(fresh(idx), False, None, out)
+
+
+# -- _like --------------------------------------------------------------------------------------
+def _like_array(fname, input, dtype, memory_format):
+    check_tensor_arg(fname, input)
+    d = dtype or input.dtype
+    strides = like_strides(input, memory_format)
+    return d, strides
+
+
+def _fill_like(arr_fn, input, d, strides):
+    sample = arr_fn(input._data.shape, d.np)
+    out = alloc(input._data.shape, d.np, strides)
+    out[...] = sample
+    return out
+
+
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
+              requires_grad=False, memory_format=None):
+    """``rand`` shaped (and laid out) like `input`."""
+    d, strides = _like_array("rand_like", input, dtype, memory_format)
+    _check_uniform_dtype(d)
+    arr = _fill_like(lambda s, dt: _uniform_array(_gen(generator), s, dt), input, d, strides)
+    return finish(arr, requires_grad, device)
+
+
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
+               requires_grad=False, memory_format=None):
+    """``randn`` shaped (and laid out) like `input`."""
+    d, strides = _like_array("randn_like", input, dtype, memory_format)
+    _check_normal_dtype(d)
+    arr = _fill_like(lambda s, dt: _normal_array(_gen(generator), s, dt), input, d, strides)
+    return finish(arr, requires_grad, device)
+
+
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
+                 device=None, requires_grad=False, memory_format=None):
+    """``randint`` shaped like `input` (its dtype unless `dtype`): ``randint_like(x, high)``
+    or ``randint_like(x, low, high)``."""
+    if high is None:
+        low, high = 0, low
+    low = _int_arg("randint_like", low, "low", 2)
+    high = _int_arg("randint_like", high, "high", 3)
+    d, strides = _like_array("randint_like", input, dtype, memory_format)
+    if requires_grad:
+        check_requires_grad(d)
+    g = _gen(generator)
+    arr = _fill_like(lambda s, dt: _randint_values(g, s, d, low, high), input, d, strides)
+    return finish(arr, requires_grad, device)
+
+
+def _zero_grads(ctx, grad):
+    """Sampling has no derivative (torch: zeros_like for every input)."""
+    zero = zeros_like(grad)
+    return tuple(zero for _ in ctx.next_functions)
+
+
+for _spec in (uniform, normal_inplace, bernoulli_float, bernoulli_tensor, random_from, random_to,
+              random_all, exponential, geometric, cauchy, log_normal, normal_tensor_float,
+              normal_float_tensor, normal_tensor_tensor, bernoulli_p_self):
+    _spec.backward(_zero_grads)
+
+for _fn in (rand, randn, randint, randperm, normal, bernoulli, multinomial, rand_like, randn_like,
+            randint_like):
+    FUNCTIONS[_fn.__name__] = _fn
+for _name, _fn in (("bernoulli_", bernoulli_), ("random_", random_), ("bernoulli", bernoulli),
+                   ("geometric_", geometric_), ("multinomial", multinomial)):
+    METHODS[_name] = _fn

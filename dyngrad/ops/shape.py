@@ -1,0 +1,809 @@
+"""View and shape ops: view/reshape, transpose/permute, expand, squeeze/unsqueeze, select/slice,
+narrow, split/chunk/unbind, diagonal, unfold, as_strided, movedim, plus clone/contiguous/resize_.
+
+A view kernel maps the input's geometry ``(shape, stride, storage_offset)`` (in elements) to the
+output's; the dispatcher (``_run_view``) makes the tensor that shares storage and version counter.
+Every geometry below is computed as ATen computes it (TensorShape.cpp; the shared helpers, such
+as the view stride rule, are in _geometry.py), so ``stride()`` and ``storage_offset()`` agree
+with torch's, size-0 and size-1 dims included.
+
+The view primitives are declared with no variants and called positionally by small public
+functions with torch's signatures (``x.view(2, 3)``, ``x.view((2, 3))``, ``torch.permute(x,
+dims)``), which parse the sizes once.
+"""
+from __future__ import annotations
+
+import operator
+
+from .. import _dtypes as D
+from .._promotion import Promote
+from .._utils import canonical_dim, canonical_dims, contiguous_strides, shape_str
+from ..backends import numpy_backend as _npb
+from ._geometry import (  # noqa: F401  (geometry as ATen computes it; see _geometry.py)
+    _memory_formats, _numel, compute_stride, expand_geometry, infer_dense_strides, infer_size,
+    is_non_overlapping_and_dense, memory_format_strides, storage_extent,
+)
+from ._registry import FUNCTIONS, METHODS, defop
+
+_Tensor = None
+
+
+def _tensor_cls():
+    global _Tensor
+    if _Tensor is None:
+        from .._tensor import Tensor
+        _Tensor = Tensor
+    return _Tensor
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing sizes and dims
+# ---------------------------------------------------------------------------------------------
+def _as_int(v, name: str, arg: str, pos: int):
+    if type(v) is int:
+        return v
+    if isinstance(v, bool) or isinstance(v, float) or not hasattr(v, "__index__"):
+        raise TypeError(f"{name}(): argument '{arg}' (position 1) must be tuple of ints, but "
+                        f"found element of type {type(v).__name__} at pos {pos}")
+    return operator.index(v)
+
+
+def _int_tuple(name: str, arg: str, args) -> tuple:
+    """Sizes or dims given as ints or as one sequence (``view(2, 3)`` / ``view((2, 3))``)."""
+    if not args:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "{arg}"')
+    if len(args) == 1 and not isinstance(args[0], int) and not hasattr(args[0], "__index__"):
+        seq = args[0]
+        if not isinstance(seq, (tuple, list)):
+            raise TypeError(f"{name}(): argument '{arg}' (position 1) must be tuple of ints, "
+                            f"not {type(seq).__name__}")
+        args = seq
+    return tuple(_as_int(v, name, arg, i) for i, v in enumerate(args))
+
+
+def _elem_strides(arr) -> tuple:
+    itemsize = arr.itemsize
+    return tuple(s // itemsize for s in arr.strides)
+
+
+def _fresh_strided(xp, shape, strides, dtype):
+    """An uninitialised array with exactly these (dense) strides, owning its memory."""
+    return _npb.strided(xp.empty(_numel(shape), dtype), shape, strides, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# view / reshape
+# ---------------------------------------------------------------------------------------------
+VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one "
+              "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+
+
+@defop("view", node="ViewBackward0", view=True, variants=())
+def _view(geom, size):
+    shape, stride, offset = geom
+    size = infer_size(size, _numel(shape))
+    new_stride = compute_stride(shape, stride, size)
+    if new_stride is None:
+        raise RuntimeError(VIEW_ERROR)
+    return size, new_stride, offset
+
+
+@defop("alias", node="AliasBackward0", view=True, variants=())
+def alias(geom):
+    return geom
+
+
+@defop("_unsafe_view", node="UnsafeViewBackward0", promote=Promote.NONE, variants=())
+def _unsafe_view(xp, self, size):
+    # `self` is a fresh contiguous clone: NumPy reshapes it without a copy
+    out = self.reshape(size)
+    if out.size == 0:   # NumPy gives empty arrays 0 strides, torch contiguous ones
+        out = _npb.strided(out, size, contiguous_strides(size), 0)
+    return out
+
+
+def _view_error_args(args):
+    got = ", ".join(type(a).__name__ for a in args)
+    return TypeError(f"view() received an invalid combination of arguments - got ({got}), but "
+                     "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
+
+
+def view(self, *shape, dtype=None, size=None):
+    """A view with another shape (one -1 is inferred), or the same bytes as another dtype."""
+    if dtype is not None or (len(shape) == 1 and isinstance(shape[0], D.dtype)):
+        return view_dtype(self, dtype if dtype is not None else shape[0])
+    if size is not None:
+        shape = (size,)
+    if not shape:
+        raise _view_error_args(shape)
+    try:
+        shape = _int_tuple("view", "size", shape)
+    except TypeError:
+        raise _view_error_args(shape) from None
+    return _view(self, shape)
+
+
+def view_dtype(self, dtype):
+    """``x.view(dtype)``: reinterpret the storage bytes (torch's rules for size changes).
+
+    As in torch the result shares storage and version counter but is not an autograd view
+    (``_base`` is None) and has no ``grad_fn``.
+    """
+    old = self.dtype
+    shape, stride, offset = list(self._data.shape), list(self.stride()), self._offset
+    a, b = old.itemsize, dtype.itemsize
+    what = f"to view {old._legacy} as {dtype._legacy} (different element sizes)"
+    if a != b:
+        nd = len(shape)
+        if nd == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if a > b:
+            ratio = a // b
+            if stride[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
+            stride = [s * ratio for s in stride[:-1]] + [1]
+            shape[-1] *= ratio
+            offset *= ratio
+        else:
+            ratio = b // a
+            if shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, "
+                                   f"but got {shape[-1]}")
+            if stride[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
+            for i in range(nd - 1):
+                if stride[i] % ratio:
+                    raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} {what}, "
+                                       f"but got {stride[i]}")
+            if offset % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, "
+                                   f"but got {offset}")
+            stride = [s // ratio for s in stride[:-1]] + [1]
+            shape[-1] //= ratio
+            offset //= ratio
+    v = self._make_view(self._data.shape, self.stride(), self._offset)
+    v._data = _npb.strided(v._storage.buffer, tuple(shape), tuple(stride), offset, dtype.np)
+    v._offset = offset
+    v._base = None
+    return v
+
+
+def reshape(input, *args, shape=None):
+    """Same data in another shape: a view when ``view`` could make one, else a copy."""
+    shape = _int_tuple("reshape", "shape", args if shape is None else (shape,))
+    size = infer_size(shape, input._data.size)
+    if compute_stride(input._data.shape, input.stride(), size) is not None:
+        return _view(input, size)
+    return _unsafe_view(clone(input, memory_format=_memory_formats()[0]), size)
+
+
+def view_as(self, other):
+    return view(self, other._data.shape)
+
+
+def reshape_as(self, other):
+    return reshape(self, other._data.shape)
+
+
+def flatten(input, start_dim: int = 0, end_dim: int = -1):
+    """Merge dims ``start_dim..end_dim`` into one (a view when possible; ``input`` if none)."""
+    nd = input._data.ndim
+    start = canonical_dim(start_dim, nd)
+    end = canonical_dim(end_dim, nd)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if nd == 0:
+        return reshape(input, 1)
+    if start == end:
+        return input
+    shape = input._data.shape
+    merged = _numel(shape[start:end + 1])
+    return reshape(input, shape[:start] + (merged,) + shape[end + 1:])
+
+
+def unflatten(input, dim: int, sizes):
+    """Split dim ``dim`` into ``sizes`` (one -1 is inferred)."""
+    nd = input._data.ndim
+    d = canonical_dim(dim, nd)
+    sizes = _int_tuple("unflatten", "sizes", (sizes,))
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    n = input._data.shape[d]
+    try:
+        inferred = infer_size(sizes, n)
+    except RuntimeError as e:
+        if "invalid for input" in str(e):
+            raise RuntimeError(f"unflatten: Provided sizes {shape_str(sizes)} don't multiply up "
+                               f"to the size of dim {d} ({n}) in the input tensor") from None
+        raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+    shape = input._data.shape
+    return _view(input, shape[:d] + inferred + shape[d + 1:])
+
+
+# ---------------------------------------------------------------------------------------------
+# transpose / permute / movedim
+# ---------------------------------------------------------------------------------------------
+@defop("transpose.int", node="TransposeBackward0", view=True, variants=())
+def _transpose(geom, dim0, dim1):
+    shape, stride, offset = geom
+    nd = len(shape)
+    d0 = canonical_dim(dim0, nd)
+    d1 = canonical_dim(dim1, nd)
+    if nd == 0 or d0 == d1:
+        return geom
+    shape, stride = list(shape), list(stride)
+    shape[d0], shape[d1] = shape[d1], shape[d0]
+    stride[d0], stride[d1] = stride[d1], stride[d0]
+    return tuple(shape), tuple(stride), offset
+
+
+def transpose(input, dim0: int, dim1: int):
+    """Swap dims ``dim0`` and ``dim1`` (a view)."""
+    return _transpose(input, dim0, dim1)
+
+
+def swapaxes(input, axis0: int, axis1: int):
+    return _transpose(input, axis0, axis1)
+
+
+def swapdims(input, dim0: int, dim1: int):
+    return _transpose(input, dim0, dim1)
+
+
+def _t_geom(geom, name="t"):
+    shape, stride, offset = geom
+    if len(shape) > 2:
+        raise RuntimeError(f"{name}() expects a tensor with <= 2 dimensions, but self is "
+                           f"{len(shape)}D")
+    return tuple(reversed(shape)), tuple(reversed(stride)), offset
+
+
+@defop("t", node="TBackward0", view=True, variants=())
+def _t(geom):
+    return _t_geom(geom)
+
+
+def t(input):
+    """Transpose of a matrix; 0-d and 1-d tensors are returned as views of themselves."""
+    return _t(input)
+
+
+@defop("permute", node="PermuteBackward0", view=True, variants=())
+def _permute(geom, dims):
+    shape, stride, offset = geom
+    nd = len(shape)
+    if len(dims) != nd:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
+                           "not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {nd} is not equal to len(dims) = {len(dims)}")
+    dims = [canonical_dim(d, nd) for d in dims]
+    if len(set(dims)) != nd:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return tuple(shape[d] for d in dims), tuple(stride[d] for d in dims), offset
+
+
+def permute(input, *args, dims=None):
+    """Reorder the dims (a view): ``x.permute(2, 0, 1)`` or ``torch.permute(x, (2, 0, 1))``."""
+    return _permute(input, _int_tuple("permute", "dims", args if dims is None else (dims,)))
+
+
+def movedim(input, source, destination):
+    """Move dims ``source`` to positions ``destination``; the others keep their order."""
+    nd = input._data.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source "
+                           f"({shape_str(src)} dims) should contain the same number of dims as "
+                           f"destination ({shape_str(dst)} dims)")
+    nsrc = [canonical_dim(d, nd) for d in src]
+    ndst = [canonical_dim(d, nd) for d in dst]
+    if len(set(nsrc)) != len(nsrc):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({shape_str(src)})")
+    if len(set(ndst)) != len(ndst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({shape_str(dst)})")
+    if nd == 0:
+        return alias(input)
+    order = [-1] * nd
+    for s, d in zip(nsrc, ndst):
+        order[d] = s
+    rest_src = iter(d for d in range(nd) if d not in nsrc)
+    for i in range(nd):
+        if order[i] == -1:
+            order[i] = next(rest_src)
+    return _permute(input, tuple(order))
+
+
+moveaxis = movedim
+
+
+# ---------------------------------------------------------------------------------------------
+# expand / squeeze / unsqueeze
+# ---------------------------------------------------------------------------------------------
+@defop("expand", node="ExpandBackward0", view=True, variants=())
+def _expand(geom, size, type_name="torch.Tensor"):
+    shape, stride, offset = geom
+    out_shape, out_stride = expand_geometry(shape, stride, size, type_name)
+    return out_shape, out_stride, offset
+
+
+def _type_name(t) -> str:
+    """Tensor::toString(): the legacy type name, CPU<Name>Type for dtypes that have none."""
+    legacy = t.dtype._legacy
+    if legacy in ("Bool", "ComplexFloat", "ComplexDouble", "BFloat16"):
+        return f"CPU{legacy}Type"
+    return f"torch.{legacy}Tensor"
+
+
+def expand(self, *sizes, size=None):
+    """A view repeating size-1 dims (stride 0) to ``sizes``; -1 keeps a dim's size."""
+    size = _int_tuple("expand", "size", sizes if size is None else (size,))
+    return _expand(self, size, _type_name(self))
+
+
+def expand_as(self, other):
+    return _expand(self, tuple(other._data.shape), _type_name(self))
+
+
+@defop("squeeze", node="SqueezeBackward0", view=True, variants=())
+def _squeeze_all(geom):
+    shape, stride, offset = geom
+    keep = [i for i, n in enumerate(shape) if n != 1]
+    return tuple(shape[i] for i in keep), tuple(stride[i] for i in keep), offset
+
+
+@defop("squeeze.dim", node="SqueezeBackward1", view=True, variants=())
+def _squeeze_dim(geom, dim):
+    shape, stride, offset = geom
+    d = canonical_dim(dim, len(shape))
+    if not shape or shape[d] != 1:
+        return geom
+    return shape[:d] + shape[d + 1:], stride[:d] + stride[d + 1:], offset
+
+
+@defop("squeeze.dims", node="SqueezeBackward2", view=True, variants=())
+def _squeeze_dims(geom, dims):
+    shape, stride, offset = geom
+    drop = {d for d in canonical_dims(dims, len(shape)) if shape and shape[d] == 1}
+    keep = [i for i in range(len(shape)) if i not in drop]
+    return tuple(shape[i] for i in keep), tuple(stride[i] for i in keep), offset
+
+
+def squeeze(input, dim=None):
+    """Drop size-1 dims: all of them, or those among ``dim`` (an int or a tuple)."""
+    if dim is None:
+        return _squeeze_all(input)
+    if isinstance(dim, (tuple, list)):
+        return _squeeze_dims(input, tuple(dim))
+    return _squeeze_dim(input, dim)
+
+
+@defop("unsqueeze", node="UnsqueezeBackward0", view=True, variants=())
+def _unsqueeze(geom, dim):
+    shape, stride, offset = geom
+    nd = len(shape)
+    d = canonical_dim(dim, nd + 1)
+    new_stride = 1 if d >= nd else shape[d] * stride[d]
+    return shape[:d] + (1,) + shape[d:], stride[:d] + (new_stride,) + stride[d:], offset
+
+
+def unsqueeze(input, dim: int):
+    """Insert a size-1 dim at ``dim`` (a view)."""
+    return _unsqueeze(input, dim)
+
+
+# ---------------------------------------------------------------------------------------------
+# select / slice / narrow / split / chunk / unbind
+# ---------------------------------------------------------------------------------------------
+def _select_geom(shape, stride, offset, dim, index):
+    if not shape:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = canonical_dim(dim, len(shape))
+    size = shape[d]
+    if index < -size or index >= size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{shape_str(shape)} at dimension {d}")
+    if index < 0:
+        index += size
+    return shape[:d] + shape[d + 1:], stride[:d] + stride[d + 1:], offset + index * stride[d]
+
+
+@defop("select.int", node="SelectBackward0", view=True, variants=())
+def _select(geom, dim, index):
+    return _select_geom(*geom, dim, index)
+
+
+def select(input, dim: int, index: int):
+    """The slice at ``index`` along ``dim``, with that dim removed (a view)."""
+    return _select(input, dim, operator.index(index))
+
+
+def _slice_geom(shape, stride, offset, dim, start, end, step):
+    if not shape:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    d = canonical_dim(dim, len(shape))
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    n = shape[d]
+    start = 0 if start is None else start
+    end = n if end is None else end
+    if start < 0:
+        start += n
+    if end < 0:
+        end += n
+    start = min(max(start, 0), n)
+    end = min(max(end, start), n)
+    shape, stride = list(shape), list(stride)
+    offset += start * stride[d]
+    shape[d] = (end - start + step - 1) // step
+    stride[d] *= step
+    return tuple(shape), tuple(stride), offset
+
+
+@defop("slice.Tensor", node="SliceBackward0", view=True, variants=())
+def _slice(geom, dim=0, start=None, end=None, step=1):
+    return _slice_geom(*geom, dim, start, end, step)
+
+
+def narrow(input, dim: int, start, length: int):
+    """``length`` elements of dim ``dim`` from ``start`` (a view)."""
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    start = operator.index(start)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = canonical_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got "
+                         f"{start})")
+    if start < 0:
+        start += n
+    if start > n - length:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return _slice(input, d, start, start + length, 1)
+
+
+@defop("unbind.int", node="UnbindBackward0", view=True, variants=())
+def _unbind(geom, dim=0):
+    shape, stride, offset = geom
+    if not shape:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = canonical_dim(dim, len(shape))
+    return [_select_geom(shape, stride, offset, d, i) for i in range(shape[d])]
+
+
+def unbind(input, dim: int = 0):
+    """The slices along ``dim``, as a tuple of views."""
+    return _unbind(input, dim)
+
+
+@defop("split.Tensor", node="SplitBackward0", view=True, variants=())
+def _split(geom, split_size, dim=0):
+    shape, stride, offset = geom
+    if not shape:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got "
+                           f"split_size={split_size}")
+    d = canonical_dim(dim, len(shape))
+    n = shape[d]
+    if split_size == 0 and n != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {n}")
+    num = max((n + split_size - 1) // split_size, 1) if split_size else 1
+    last = split_size - (split_size * num - n)
+    return [_slice_geom(shape, stride, offset, d, i * split_size,
+                        i * split_size + (split_size if i < num - 1 else last), 1)
+            for i in range(num)]
+
+
+@defop("split_with_sizes", node="SplitWithSizesBackward0", view=True, variants=())
+def _split_with_sizes(geom, split_sizes, dim=0):
+    shape, stride, offset = geom
+    if not shape:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = canonical_dim(dim, len(shape))
+    out = []
+    start = 0
+    for length in split_sizes:
+        if length < 0:
+            raise RuntimeError("split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes={shape_str(split_sizes)}")
+        out.append(_slice_geom(shape, stride, offset, d, start, start + length, 1))
+        start += length
+    if start != shape[d]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {shape[d]} "
+                           f"(input tensor's size at dimension {d}), but got "
+                           f"split_sizes={shape_str(split_sizes)}")
+    return out
+
+
+def split(tensor, split_size_or_sections=None, dim: int = 0, *, split_size=None):
+    """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes.
+
+    ``split_size`` is the method's name for the argument (``x.split(split_size=2)``).
+    """
+    if split_size_or_sections is None:
+        split_size_or_sections = split_size
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = _int_tuple("split_with_sizes", "split_sizes", (split_size_or_sections,))
+        return _split_with_sizes(tensor, sizes, dim)
+    return _split(tensor, operator.index(split_size_or_sections), dim)
+
+
+def chunk(input, chunks: int, dim: int = 0):
+    """At most ``chunks`` equal pieces along ``dim`` (torch's split_size rounding)."""
+    if input._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = input._data.shape[canonical_dim(dim, input._data.ndim)]
+    split_size = (n + chunks - 1) // chunks
+    if split_size == 0 and n == 0:
+        return _split_with_sizes(input, (0,) * chunks, dim)
+    return _split(input, split_size, dim)
+
+
+def tensor_split(input, indices_or_sections, dim: int = 0):
+    """``sections`` nearly equal pieces, or pieces cut at ``indices``, along ``dim`` (views)."""
+    nd = input._data.ndim
+    if nd == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           f"tensor with {nd} dims")
+    if isinstance(indices_or_sections, _tensor_cls()):
+        ios = indices_or_sections
+        if ios.dtype is not D.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype "
+                               f"of long, but got {ios.dtype._legacy}")
+        if ios.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
+                               "zero-dimensional or one-dimensional tensor, but got a tensor "
+                               f"with {ios.ndim} dims")
+        indices_or_sections = ios.item() if ios.ndim == 0 else ios.tolist()
+    d = canonical_dim(dim, nd)
+    n = input._data.shape[d]
+    if isinstance(indices_or_sections, (list, tuple)):
+        bounds = [0] + [operator.index(i) for i in indices_or_sections]
+        ends = bounds[1:] + [n]
+        return tuple(_slice(input, d, s, e, 1) for s, e in zip(bounds, ends))
+    sections = operator.index(indices_or_sections)
+    if sections <= 0:
+        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    base, extra = divmod(n, sections)
+    out = []
+    start = 0
+    for i in range(sections):
+        size = base + 1 if i < extra else base
+        out.append(_slice(input, d, start, start + size, 1))
+        start += size
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# diagonal / unfold / as_strided
+# ---------------------------------------------------------------------------------------------
+@defop("diagonal", node="DiagonalBackward0", view=True, variants=())
+def _diagonal(geom, offset=0, dim1=0, dim2=1):
+    shape, stride, storage_offset = geom
+    nd = len(shape)
+    d1 = canonical_dim(dim1, nd)
+    d2 = canonical_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if offset >= 0:
+        size = max(min(shape[d1], shape[d2] - offset), 0)
+    else:
+        size = max(min(shape[d1] + offset, shape[d2]), 0)
+    if size > 0:
+        storage_offset += offset * stride[d2] if offset >= 0 else -offset * stride[d1]
+    keep = [i for i in range(nd) if i not in (d1, d2)]
+    return (tuple(shape[i] for i in keep) + (size,),
+            tuple(stride[i] for i in keep) + (stride[d1] + stride[d2],), storage_offset)
+
+
+def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):
+    """The diagonal of the (dim1, dim2) planes, as a new last dim (a view)."""
+    return _diagonal(input, offset, dim1, dim2)
+
+
+@defop("unfold", node="UnfoldBackward0", view=True, variants=())
+def _unfold(geom, dimension, size, step):
+    shape, stride, offset = geom
+    nd = len(shape)
+    d = canonical_dim(dimension, nd)
+    max_size = 1 if nd == 0 else shape[d]
+    if size > max_size:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {max_size} but size is "
+                           f"{size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    new_shape = list(shape) + [size]
+    new_stride = list(stride) + [1 if nd == 0 else stride[d]]
+    if nd:
+        new_shape[d] = (shape[d] - size) // step + 1
+        new_stride[d] = step * stride[d]
+    return tuple(new_shape), tuple(new_stride), offset
+
+
+def unfold(self, dimension: int, size: int, step: int):
+    """Windows of ``size`` every ``step`` along ``dimension``, as a new last dim (a view)."""
+    return _unfold(self, dimension, size, step)
+
+
+@defop("as_strided", node="AsStridedBackward0", view=True, variants=())
+def _as_strided(geom, size, stride, storage_offset=None):
+    return tuple(size), tuple(stride), geom[2] if storage_offset is None else storage_offset
+
+
+def _as_strided_args(input, size, stride, storage_offset):
+    """(size, stride, offset) of ``as_strided``, bounds-checked against the storage as torch."""
+    size = _int_tuple("as_strided", "size", (size,))
+    stride = _int_tuple("as_strided", "stride", (stride,))
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {shape_str(stride)}")
+    offset = input._offset if storage_offset is None else storage_offset
+    itemsize = input._data.itemsize
+    extent = storage_extent(size, stride)
+    need = (offset + extent) * itemsize if extent else 0
+    have = input._storage_obj().buffer.nbytes
+    if need > have:
+        raise RuntimeError(f"setStorage: sizes {shape_str(size)}, strides {shape_str(stride)}, "
+                           f"storage offset {offset}, and itemsize {itemsize} requiring a "
+                           f"storage size of {need} are out of bounds for storage of size {have}")
+    return size, stride, offset
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """A view with any geometry over ``input``'s storage (bounds-checked as torch does)."""
+    return _as_strided(input, *_as_strided_args(input, size, stride, storage_offset))
+
+
+# ---------------------------------------------------------------------------------------------
+# in-place view ops: the tensor itself takes the new geometry (t_, squeeze_, ...)
+# ---------------------------------------------------------------------------------------------
+def _restride_(self, kernel, *args):
+    """Give ``self`` the geometry ``kernel`` computes from its own; bump its version.
+
+    Differences from torch: on a non-leaf that requires grad this is not supported yet
+    (torch rebases its history, e.g. ``TBackward1``).
+    """
+    from ..autograd import grad_mode
+    if self._requires_grad and grad_mode._state.grad_enabled:
+        if self.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        raise NotImplementedError("in-place view ops on tensors that require grad are not "
+                                  "supported yet")
+    shape, stride, offset = kernel((self._data.shape, self.stride(), self._offset), *args)
+    st = self._storage_obj()
+    self._data = _npb.strided(st.buffer, shape, stride, offset, self._data.dtype)
+    self._offset = offset
+    self._bump_version()
+    return self
+
+
+def transpose_(self, dim0: int, dim1: int):
+    return _restride_(self, _transpose.kernel, dim0, dim1)
+
+
+def swapaxes_(self, axis0: int, axis1: int):
+    return _restride_(self, _transpose.kernel, axis0, axis1)
+
+
+def swapdims_(self, dim0: int, dim1: int):
+    return _restride_(self, _transpose.kernel, dim0, dim1)
+
+
+def t_(self):
+    return _restride_(self, _t_geom, "t_")
+
+
+def squeeze_(self, dim=None):
+    if dim is None:
+        return _restride_(self, _squeeze_all.kernel)
+    if isinstance(dim, (tuple, list)):
+        return _restride_(self, _squeeze_dims.kernel, tuple(dim))
+    return _restride_(self, _squeeze_dim.kernel, dim)
+
+
+def unsqueeze_(self, dim: int):
+    return _restride_(self, _unsqueeze.kernel, dim)
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    return _restride_(self, _as_strided.kernel,
+                      *_as_strided_args(self, size, stride, storage_offset))
+
+
+# ---------------------------------------------------------------------------------------------
+# clone / contiguous / resize_
+# ---------------------------------------------------------------------------------------------
+def clone_strides(shape, stride, memory_format) -> tuple:
+    """The strides torch's clone/empty_like give: same layout for dense inputs when preserving."""
+    if memory_format is None or memory_format is _memory_formats()[3]:
+        if is_non_overlapping_and_dense(shape, stride):
+            return tuple(stride)
+        return infer_dense_strides(shape, stride)
+    return memory_format_strides(shape, memory_format)
+
+
+@defop("clone", node="CloneBackward0", promote=Promote.NONE, variants=())
+def _clone(xp, self, *, memory_format=None):
+    strides = clone_strides(self.shape, _elem_strides(self), memory_format)
+    if self.size and strides == contiguous_strides(self.shape):
+        return self.copy(order="C")
+    out = _fresh_strided(xp, self.shape, strides, self.dtype)
+    xp.copyto(out, self)
+    return out
+
+
+def clone(input, *, memory_format=None):
+    """A copy with its own storage; ``preserve_format`` (default) keeps a dense layout."""
+    if memory_format is None:
+        return _clone(input)
+    return _clone(input, memory_format=memory_format)
+
+
+def contiguous(self, memory_format=None):
+    """``self`` if already contiguous in ``memory_format``, else a copy that is."""
+    contiguous_format, _, _, preserve = _memory_formats()
+    if memory_format is None:
+        memory_format = contiguous_format
+    if memory_format is preserve:   # torch's is_contiguous(preserve) is plain contiguity
+        if self.is_contiguous():
+            return self
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if self.is_contiguous(memory_format=memory_format):
+        return self
+    return _clone(self, memory_format=memory_format)
+
+
+def resize_(self, *sizes, memory_format=None):
+    """Give ``self`` a new shape with contiguous strides, growing its storage if needed.
+
+    Differences from torch: when the storage grows, the other tensors sharing it keep seeing
+    the old memory (torch moves them all to the new allocation).
+    """
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    shape = _int_tuple("resize_", "size", sizes)
+    if any(n < 0 for n in shape):
+        raise RuntimeError("numel: integer multiplication overflow")
+    if shape == self._data.shape and memory_format is None:
+        return self
+    strides = memory_format_strides(shape, memory_format)
+    st = self._storage_obj()
+    dtype = self._data.dtype
+    extent = storage_extent(shape, strides)
+    need = (self._offset + extent) * dtype.itemsize if extent else 0
+    buf = st.buffer
+    if need > buf.nbytes:
+        xp = _npb.xp
+        grown = xp.zeros(-(-need // buf.itemsize), buf.dtype)
+        grown[:buf.size] = buf
+        st.buffer = buf = grown
+    self._data = _npb.strided(buf, shape, strides, self._offset, dtype)
+    self._bump_version()
+    return self
+
+
+# ---------------------------------------------------------------------------------------------
+# the public table
+# ---------------------------------------------------------------------------------------------
+_BOTH = (reshape, transpose, swapaxes, swapdims, t, permute, squeeze, unsqueeze, flatten,
+         unflatten, narrow, select, unbind, split, chunk, tensor_split, diagonal, as_strided,
+         movedim, moveaxis, clone)
+_METHOD_ONLY = (view, expand, expand_as, view_as, reshape_as, unfold, contiguous, resize_,
+                transpose_, swapaxes_, swapdims_, t_, squeeze_, unsqueeze_, as_strided_)
+
+for _fn in _BOTH:
+    FUNCTIONS[_fn.__name__] = METHODS[_fn.__name__] = _fn
+FUNCTIONS["moveaxis"] = METHODS["moveaxis"] = movedim
+for _fn in _METHOD_ONLY:
+    METHODS[_fn.__name__] = _fn

@@ -1,0 +1,185 @@
+"""backward() and autograd.grad() over their options, against torch."""
+import numpy as np
+import pytest
+import torch
+
+import dyngrad
+
+from .helpers import assert_prints_like_torch
+
+
+def pair(shape=(3,), seed=0, lo=-1, hi=1):
+    arr = np.random.default_rng(seed).uniform(lo, hi, shape)
+    return (dyngrad.tensor(arr, requires_grad=True), torch.tensor(arr, requires_grad=True))
+
+
+def close(a, b):
+    if a is None or b is None:
+        assert a is None and b is None
+        return
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-12)
+    assert str(a.dtype) == str(b.dtype) and tuple(a.shape) == tuple(b.shape)
+
+
+FUNCS = {
+    "poly": lambda x, y: (x ** 3 * y + y * 2 - x / 3).sum(),
+    "broadcast": lambda x, y: (x.reshape(3, 1) * y + x).sum() if hasattr(x, "reshape") else
+    (x * y).sum(),
+    "exp_log": lambda x, y: ((x.exp() + y.abs() + 1).log() * y).sum(),
+    "shared": lambda x, y: (x * x * x + x * y).mean(),
+    "where_clamp": lambda x, y: (x.clamp(-0.3, 0.3) * 2 + (x > 0) * y).sum(),
+    "maxmin": lambda x, y: (x.maximum(y) - x.minimum(y) * 3).sum(),
+    "sqrt_div": lambda x, y: ((x * x + 1).sqrt() / (y * y + 1)).sum(),
+}
+
+
+@pytest.mark.parametrize("name", list(FUNCS))
+@pytest.mark.parametrize("retain_graph", [None, True])
+def test_backward_matches_torch(name, retain_graph):
+    f = FUNCS[name]
+    dx, tx = pair(seed=1)
+    dy, ty = pair(seed=2)
+    f(dx, dy).backward(retain_graph=retain_graph)
+    f(tx, ty).backward(retain_graph=retain_graph)
+    close(dx.grad, tx.grad)
+    close(dy.grad, ty.grad)
+    # a second backward accumulates
+    f(dx, dy).backward()
+    f(tx, ty).backward()
+    close(dx.grad, tx.grad)
+
+
+@pytest.mark.parametrize("name", list(FUNCS))
+def test_grad_matches_torch_and_leaves_grad_alone(name):
+    f = FUNCS[name]
+    dx, tx = pair(seed=3)
+    dy, ty = pair(seed=4)
+    got = dyngrad.autograd.grad(f(dx, dy), (dx, dy))
+    want = torch.autograd.grad(f(tx, ty), (tx, ty))
+    for g, w in zip(got, want):
+        close(g, w)
+    assert dx.grad is None and dy.grad is None
+
+
+@pytest.mark.parametrize("name", list(FUNCS))
+def test_second_and_third_order(name):
+    f = FUNCS[name]
+    dx, tx = pair(seed=5)
+    dy, ty = pair(seed=6)
+    results = []
+    for lib, x, y in ((dyngrad, dx, dy), (torch, tx, ty)):
+        g, = lib.autograd.grad(f(x, y), x, create_graph=True)
+        h, = lib.autograd.grad(g.sum(), x, create_graph=True, allow_unused=True)
+        t = None
+        if h is not None and h.requires_grad:
+            t, = lib.autograd.grad((h * h).sum(), x, allow_unused=True)
+        results.append((g, h, t))
+    for g, w in zip(*results):
+        close(g, w)
+
+
+def test_non_scalar_backward_with_gradient():
+    dx, tx = pair((2, 3), seed=7)
+    g = np.random.default_rng(8).standard_normal((2, 3))
+    (dx * dx).backward(dyngrad.tensor(g))
+    (tx * tx).backward(torch.tensor(g))
+    close(dx.grad, tx.grad)
+
+
+def test_backward_inputs_only_accumulates_there():
+    dx, tx = pair(seed=9)
+    dy, ty = pair(seed=10)
+    for lib, x, y in ((dyngrad, dx, dy), (torch, tx, ty)):
+        (x * y).sum().backward(inputs=[x])
+    close(dx.grad, tx.grad)
+    assert dy.grad is None and ty.grad is None
+
+
+def test_backward_inputs_non_leaf():
+    def ex(torch):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        (y * y).sum().backward(inputs=[y])
+        print(y.grad, x.grad)
+    assert_prints_like_torch(ex)
+
+
+def test_grad_allow_unused_and_materialize():
+    def ex(torch):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        z = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = (x * 2).sum()
+        print(torch.autograd.grad(y, [x, z], allow_unused=True, retain_graph=True))
+        print(torch.autograd.grad(y, [x, z], materialize_grads=True, retain_graph=True))
+        torch.autograd.grad(y, [x, z])
+    assert_prints_like_torch(ex)
+
+
+@pytest.mark.parametrize("case", [
+    "non_scalar", "no_grad_root", "shape_mismatch", "grad_shape_mismatch", "twice",
+    "saved_after_free", "unused", "not_requires_grad_input"])
+def test_errors_match_torch(case):
+    def ex(torch):
+        x = torch.ones(2, 2, requires_grad=True)
+        if case == "non_scalar":
+            (x * 2).backward()
+        elif case == "no_grad_root":
+            torch.ones(2).sum().backward()
+        elif case == "shape_mismatch":
+            (x * 2).backward(torch.ones(3))
+        elif case == "grad_shape_mismatch":
+            torch.autograd.grad((x * 2).sum(), x, grad_outputs=torch.ones(2))
+        elif case == "twice":
+            y = (x * x).sum()
+            y.backward()
+            y.backward()
+        elif case == "saved_after_free":
+            y = x.exp()
+            y.sum().backward()
+            print(y.grad_fn._saved_result)
+        elif case == "unused":
+            torch.autograd.grad((x * 2).sum(), [x, torch.ones(1, requires_grad=True)])
+        elif case == "not_requires_grad_input":
+            torch.autograd.grad((x * 2).sum(), [torch.ones(1)])
+    assert_prints_like_torch(ex)
+
+
+def test_retain_graph_allows_second_backward():
+    def ex(torch):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = (x.exp() * x).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+        print(x.grad)
+    assert_prints_like_torch(ex)
+
+
+def test_grad_accumulation_keeps_the_same_grad_object():
+    for lib in (dyngrad, torch):
+        x = lib.ones(3, requires_grad=True)
+        (x * 2).sum().backward()
+        g = x.grad
+        (x * 3).sum().backward()
+        assert x.grad is g and g.tolist() == [5.0, 5.0, 5.0]
+
+
+def test_grad_layout_follows_leaf_strides():
+    for lib in (dyngrad, torch):
+        base = lib.ones(3, 4, requires_grad=False)
+        x = base.t().detach().requires_grad_()   # a transposed leaf
+        (x * 2).sum().backward()
+        assert x.grad.stride() == x.stride()
+
+
+def test_stolen_gradient_is_never_shared():
+    """AccumulateGrad may keep the engine's gradient instead of copying it; never a shared one."""
+    x = dyngrad.ones(3, requires_grad=True)
+    y = dyngrad.ones(3, requires_grad=True)
+    (x + y).sum().backward()       # AddBackward0 hands the same gradient to both leaves
+    assert x.grad is not y.grad
+    x.grad.add_(1)
+    assert y.grad.tolist() == [1.0, 1.0, 1.0]
+    g = dyngrad.ones(3)
+    z = dyngrad.ones(3, requires_grad=True)
+    z.backward(g)                   # the user's gradient object must not become z.grad
+    assert z.grad is not g

@@ -1,0 +1,153 @@
+"""Engine properties: deep graphs, threads, memory release, hooks order."""
+import gc
+import threading
+import weakref
+
+import numpy as np
+import torch
+
+import dyngrad
+
+from .helpers import assert_prints_like_torch
+
+
+def test_100k_op_chain_backward_without_recursion():
+    x = dyngrad.tensor([1.0], requires_grad=True)
+    y = x
+    for _ in range(100_000):
+        y = y * 1.0 + 0.0
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0]
+    del y  # freeing the chain must not overflow the C stack either
+
+
+def test_concurrent_backward_accumulates_exactly():
+    x = dyngrad.ones(4, requires_grad=True)
+    errors = []
+
+    def work():
+        try:
+            for _ in range(50):
+                (x * 2).sum().backward()
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert x.grad.tolist() == [400.0] * 4
+
+
+def test_saved_arrays_are_released_after_their_node_runs():
+    x = dyngrad.ones(1000, requires_grad=True)
+    y = x.exp()                    # saves its result
+    node = y.grad_fn
+    saved_array = weakref.ref(node._saved[0].storage)
+    z = (y * 2).sum()
+    del y
+    z.backward()
+    assert node._saved is None
+    assert saved_array() is None
+
+
+def test_finished_graph_is_freed_without_gc():
+    gc.disable()
+    try:
+        x = dyngrad.ones(10, requires_grad=True)
+        y = x.exp().sin() if hasattr(dyngrad.Tensor, "sin") else x.exp().exp()
+        node = weakref.ref(y.grad_fn)
+        out = weakref.ref(y)
+        del y
+        assert node() is None and out() is None
+    finally:
+        gc.enable()
+
+
+def test_hook_order_and_replacement():
+    def ex(torch):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        z = y * 3
+        y.register_hook(lambda g: print("tensor hook y", g) or g * 10)
+        y.grad_fn.register_prehook(lambda go: print("node prehook", go[0]))
+        y.grad_fn.register_hook(lambda gi, go: print("node hook", gi[0], go[0]))
+        h = x.register_hook(lambda g: print("leaf hook", g))
+        x.register_post_accumulate_grad_hook(lambda t: print("post acc", t.grad))
+        y.retain_grad()
+        z.sum().backward()
+        print(x.grad, y.grad)
+        h.remove()
+        x.grad = None
+        (x * 1).sum().backward()
+        print(x.grad)
+    assert_prints_like_torch(ex)
+
+
+def test_hook_returning_new_grad_for_leaf():
+    def ex(torch):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        x.register_hook(lambda g: g * 100)
+        (x * x).sum().backward()
+        print(x.grad)
+    assert_prints_like_torch(ex)
+
+
+def test_reentrant_backward_inside_hook():
+    def ex(torch):
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = torch.tensor([3.0], requires_grad=True)
+
+        def hook(g):
+            (b * b).sum().backward()
+            return g
+        y = a * 2
+        y.register_hook(hook)
+        y.sum().backward()
+        print(a.grad, b.grad)
+    assert_prints_like_torch(ex)
+
+
+def test_incorrect_number_and_shape_of_gradients():
+    x = dyngrad.ones(2, requires_grad=True)
+    y = x * 2
+    spec = type(y.grad_fn).spec
+    saved = spec.backward_fn
+    try:
+        spec.backward_fn = lambda ctx, g: (g,)
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            assert str(e) == ("function MulBackward0 returned an incorrect number of gradients "
+                              "(expected 2, got 1)")
+        else:
+            raise AssertionError("no error")
+        y = x * 2
+        spec.backward_fn = lambda ctx, g: (dyngrad.ones(3), None)
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            assert str(e) == ("Function MulBackward0 returned an invalid gradient at index 0 - "
+                              "got [3] but expected shape compatible with [2]")
+        else:
+            raise AssertionError("no error")
+    finally:
+        spec.backward_fn = saved
+
+
+def test_gradient_penalty_matches_torch():
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((4, 3))
+    xv = rng.standard_normal((5, 4))
+    res = []
+    for lib in (dyngrad, torch):
+        W = lib.tensor(w, requires_grad=True)
+        X = lib.tensor(xv, requires_grad=True)
+        out = ((X.reshape(5, 4, 1) * W).sum(1).exp()).sum()
+        g, = lib.autograd.grad(out, X, create_graph=True)
+        penalty = (((g * g).sum(1).sqrt() - 1) ** 2).mean()
+        penalty.backward()
+        res.append(W.grad.detach().numpy())
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-10)

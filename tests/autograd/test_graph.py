@@ -1,0 +1,165 @@
+"""Graph recording against torch: grad_fn names, next_functions structure, leaves, saved values."""
+import numpy as np
+import pytest
+import torch
+
+import dyngrad
+
+from .helpers import assert_prints_like_torch
+
+
+def structure(fn, depth=4):
+    """The graph below a grad_fn as nested tuples of names (None for missing edges)."""
+    if fn is None:
+        return None
+    if depth == 0:
+        return fn.name()
+    return (fn.name(), tuple((structure(n, depth - 1), nr) for n, nr in fn.next_functions))
+
+
+def leaves(lib):
+    rng = np.random.default_rng(0)
+    a = lib.tensor(rng.standard_normal((2, 3)), dtype=lib.float64, requires_grad=True)
+    b = lib.tensor(rng.standard_normal((2, 3)), dtype=lib.float64, requires_grad=True)
+    c = lib.tensor(rng.standard_normal(3), dtype=lib.float64)
+    s = lib.tensor(rng.uniform(0.5, 2, (2, 3)), dtype=lib.float64, requires_grad=True)
+    return a, b, c, s
+
+
+EXPRESSIONS = {
+    "add": lambda lib, a, b, c, s: a + b,
+    "add_scalar": lambda lib, a, b, c, s: a + 2,
+    "radd": lambda lib, a, b, c, s: 2 + a,
+    "add_alpha": lambda lib, a, b, c, s: lib.add(a, b, alpha=3),
+    "sub": lambda lib, a, b, c, s: a - b,
+    "rsub": lambda lib, a, b, c, s: 1 - a,
+    "mul": lambda lib, a, b, c, s: a * b,
+    "mul_const": lambda lib, a, b, c, s: a * c,
+    "div": lambda lib, a, b, c, s: a / s,
+    "rdiv": lambda lib, a, b, c, s: 1 / s,
+    "neg": lambda lib, a, b, c, s: -a,
+    "pow_scalar": lambda lib, a, b, c, s: a ** 2,
+    "pow_tensor": lambda lib, a, b, c, s: s ** a,
+    "rpow": lambda lib, a, b, c, s: 2 ** a,
+    "exp": lambda lib, a, b, c, s: a.exp(),
+    "log": lambda lib, a, b, c, s: s.log(),
+    "sqrt": lambda lib, a, b, c, s: s.sqrt(),
+    "abs": lambda lib, a, b, c, s: a.abs(),
+    "sum": lambda lib, a, b, c, s: a.sum(),
+    "sum_dim": lambda lib, a, b, c, s: a.sum(0),
+    "sum_keepdim": lambda lib, a, b, c, s: a.sum(1, keepdim=True),
+    "mean": lambda lib, a, b, c, s: a.mean(),
+    "mean_dim": lambda lib, a, b, c, s: a.mean(-1),
+    "where": lambda lib, a, b, c, s: lib.where(a > 0, a, b),
+    "clamp": lambda lib, a, b, c, s: a.clamp(-0.5, 0.5),
+    "clamp_min": lambda lib, a, b, c, s: a.clamp(min=0),
+    "maximum": lambda lib, a, b, c, s: lib.maximum(a, b),
+    "minimum": lambda lib, a, b, c, s: lib.minimum(a, b),
+    "chain": lambda lib, a, b, c, s: ((a * b + c).exp() * 2).sum(),
+    "shared_leaf": lambda lib, a, b, c, s: a * a + a,
+    "diamond": lambda lib, a, b, c, s: (a.exp() + a.exp() * b).mean(),
+    "seed_xy": lambda lib, a, b, c, s: (a.pow(2) * b).sum(),
+    "no_grad_input": lambda lib, a, b, c, s: c * 2 + a,
+}
+
+
+@pytest.mark.parametrize("name", list(EXPRESSIONS))
+def test_graph_structure_matches_torch(name):
+    f = EXPRESSIONS[name]
+    want = f(torch, *leaves(torch))
+    got = f(dyngrad, *leaves(dyngrad))
+    assert structure(got.grad_fn) == structure(want.grad_fn)
+    assert got.requires_grad == want.requires_grad and got.is_leaf == want.is_leaf
+
+
+def test_leaf_edges_are_accumulate_grad_with_variable():
+    x = dyngrad.ones(3, requires_grad=True)
+    y = x * 2
+    acc, nr = y.grad_fn.next_functions[0]
+    assert acc.name() == "AccumulateGrad" and acc.variable is x and nr == 0
+    assert y.grad_fn.next_functions[1] == (None, 0)
+    # one AccumulateGrad per leaf while the graph lives
+    assert (x + 1).grad_fn.next_functions[0][0] is acc
+
+
+def test_sequence_numbers_increase_and_accumulate_grad_is_max():
+    x = dyngrad.ones(3, requires_grad=True)
+    y = x * 2
+    z = y + 1
+    assert z.grad_fn._sequence_nr() > y.grad_fn._sequence_nr()
+    assert y.grad_fn.next_functions[0][0]._sequence_nr() == 2 ** 64 - 1
+    assert y.grad_fn.metadata == {} and y.grad_fn.name() == "MulBackward0"
+
+
+def test_saved_attributes_like_torch():
+    for lib in (torch, dyngrad):
+        x = lib.ones(3, requires_grad=True)
+        y = x.pow(2)
+        assert y.grad_fn._saved_self is x
+        e = x.exp()
+        assert e.grad_fn._saved_result is not e and e.grad_fn._saved_result.equal(e)
+        s = (x * x).sum(0)
+        assert tuple(s.grad_fn._saved_self_sym_sizes) == (3,)
+        assert s.grad_fn._saved_keepdim is False
+        assert (x + 1).grad_fn._saved_alpha == 1
+
+
+def test_requires_grad_rules():
+    def ex(torch):
+        x = torch.ones(2, requires_grad=True)
+        y = x * 2
+        print(y.requires_grad, y.is_leaf, x.is_leaf, torch.ones(2).is_leaf)
+        y.requires_grad_(True)
+        for bad in (lambda: setattr(y, "requires_grad", False),
+                    lambda: setattr(y, "requires_grad", True),
+                    lambda: torch.ones(2, dtype=torch.long).requires_grad_(),
+                    lambda: torch.ones(2).retain_grad(),
+                    lambda: torch.ones(2).register_hook(lambda g: g)):
+            try:
+                bad()
+            except RuntimeError as e:
+                print("RuntimeError:", e)
+        with torch.no_grad():
+            z = torch.ones(2, requires_grad=True)
+            print(z.requires_grad, (z * 2).requires_grad)
+        d = y.detach()
+        print(d.requires_grad, d.is_leaf, d.data_ptr() == y.data_ptr())
+        print(x.data.requires_grad, x.data.is_leaf)
+    assert_prints_like_torch(ex)
+
+
+def test_grad_on_non_leaf_warns_like_torch():
+    def ex(torch):
+        x = torch.ones(2, requires_grad=True)
+        y = x * 2
+        y.sum().backward()
+        print(y.grad)
+        y2 = x * 3
+        y2.retain_grad()
+        y2.sum().backward()
+        print(y2.grad, y2.retains_grad)
+    assert_prints_like_torch(ex)
+
+
+def test_grad_setter_checks():
+    def ex(torch):
+        x = torch.ones(2, requires_grad=True)
+        for v in (torch.ones(3), torch.ones(2, dtype=torch.float64), 3):
+            try:
+                x.grad = v
+            except (RuntimeError, TypeError) as e:
+                print(type(e).__name__, e)
+        x.grad = torch.full((2,), 5.0)
+        print(x.grad)
+        x.grad = None
+        print(x.grad)
+    assert_prints_like_torch(ex)
+
+
+def test_detach_inplace():
+    def ex(torch):
+        x = torch.ones(2, requires_grad=True)
+        y = x * 2
+        y.detach_()
+        print(y.requires_grad, y.is_leaf, y.grad_fn)
+    assert_prints_like_torch(ex)
