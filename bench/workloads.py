@@ -122,17 +122,16 @@ class OpOverhead(Workload):
             return w.grad
 
         def run_numpy():
-            ys = [x0]
+            ys = [x0]                  # the input of each step's multiply
             y = x0
             for _ in range(half):
-                y = y * w0
+                y = y * w0 + w0
                 ys.append(y)
-                y = y + w0
             g = np.ones_like(y)
             gw = np.zeros_like(w0)
             for i in range(half, 0, -1):
-                gw += g            # from y = y + w
-                gw += g * ys[i - 1]  # from y = y * w
+                gw += g                # from y = a + w
+                gw += g * ys[i - 1]    # from a = y_prev * w
                 g = g * w0
             return gw
 

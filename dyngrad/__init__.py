@@ -24,6 +24,7 @@ from . import ops as _ops
 from . import autograd  # noqa: F401
 from . import cuda  # noqa: F401
 from .ops import random  # noqa: F401  (torch.random: seeding and generator state)
+__import__("sys").modules[__name__ + ".random"] = random   # `import dyngrad.random`
 from ._tensor import install_methods as _install_methods, install_operators as _install_operators
 
 half, float, double = float16, float32, float64

@@ -67,10 +67,20 @@ def _strides_match(shape, stride, expected) -> bool:
 class Tensor:
     """A multi-dimensional array with autograd support, mirroring ``torch.Tensor``."""
 
-    __slots__ = ("_data", "_storage", "_offset", "_requires_grad", "grad_fn", "_grad",
-                 "_base", "_retains_grad", "_backward_hooks", "_output_nr", "_is_inference",
-                 "_post_accumulate_grad_hooks", "_view_fn", "_accumulator", "__weakref__",
+    # Note [Slots and rare attributes]: the five attributes every tensor sets live in slots;
+    # the rarely set ones are class-level defaults, overridden in the instance __dict__ when
+    # set. Reading them is a plain attribute read (a missing slot would cost an exception).
+    __slots__ = ("_data", "_storage", "_offset", "_requires_grad", "grad_fn", "__weakref__",
                  "__dict__")
+    _grad = None               # .grad
+    _base = None               # the tensor this one is a view of
+    _output_nr = 0             # which output of grad_fn this tensor is
+    _retains_grad = False
+    _backward_hooks = None     # {handle id: hook} for a leaf's Tensor.register_hook
+    _post_accumulate_grad_hooks = None
+    _is_inference = False
+    _view_fn = None
+    _accumulator = None        # weak reference to the leaf's AccumulateGrad
 
     # Tensor() / Tensor(data) / Tensor(*sizes): torch's legacy constructor (default dtype).
     def __new__(cls, *args, **kwargs):
@@ -78,7 +88,7 @@ class Tensor:
         if len(args) == 1 and not isinstance(args[0], int):
             src = creation.tensor(args[0], dtype=D.get_default_dtype())
         else:
-            src = creation.empty(*args, dtype=D.get_default_dtype())
+            src = creation.empty(*(args or (0,)), dtype=D.get_default_dtype())  # Tensor(): (0,)
         t = _new(cls)
         _init_from(t, src._data)
         return t
@@ -432,12 +442,13 @@ class Tensor:
     def __float__(self) -> float:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return float(_ops.creation.checked_scalar(self.item(), D.float64))  # torch's overflow text
+        return float(_ops.creation.checked_scalar(self.item(), D.float64))  # torch's errors
 
     def __int__(self) -> int:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return int(_ops.creation.checked_scalar(self.item(), D.int64) if self.is_complex() else self.item())
+        v = self.item()
+        return int(_ops.creation.checked_scalar(v, D.int64) if self.is_complex() else v)
 
     def __complex__(self) -> complex:
         if self._data.size != 1:
@@ -446,7 +457,8 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} is ambiguous")
+            what = "no values" if self._data.size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
         return bool(self.item())
 
     def __index__(self) -> int:
@@ -577,16 +589,16 @@ _registry._bind_tensor_class(Tensor, _wrap)
 # "reflected" swaps them (``2 - x`` is ``sub(2, x)``); ``__iadd__`` names the in-place ``add_``.
 _OPERATORS = [
     ("__add__", "add", "binary"),
-    ("__radd__", "add", "reflected"),
+    ("__radd__", "add", "binary"),   # commutative: torch calls self.add(other)
     ("__iadd__", "add_", "binary"),
     ("__sub__", "sub", "binary"),
     ("__rsub__", "rsub", "binary"),           # 2 - x is rsub(x, 2): RsubBackward1
     ("__isub__", "sub_", "binary"),
     ("__mul__", "mul", "binary"),
-    ("__rmul__", "mul", "reflected"),
+    ("__rmul__", "mul", "binary"),   # commutative: torch calls self.mul(other)
     ("__imul__", "mul_", "binary"),
     ("__truediv__", "div", "binary"),
-    ("__rtruediv__", "div", "reflected"),
+    ("__rtruediv__", "__rdiv__", "binary"),   # 2 / x is reciprocal(x) * 2, as torch
     ("__itruediv__", "div_", "binary"),
     ("__floordiv__", "floor_divide", "binary"),
     ("__rfloordiv__", "floor_divide", "reflected"),
@@ -600,13 +612,13 @@ _OPERATORS = [
     ("__matmul__", "matmul", "binary"),
     ("__rmatmul__", "matmul", "reflected"),
     ("__and__", "bitwise_and", "binary"),
-    ("__rand__", "bitwise_and", "reflected"),
+    ("__rand__", "bitwise_and", "binary"),   # commutative: torch calls self.bitwise_and(other)
     ("__iand__", "bitwise_and_", "binary"),
     ("__or__", "bitwise_or", "binary"),
-    ("__ror__", "bitwise_or", "reflected"),
+    ("__ror__", "bitwise_or", "binary"),   # commutative: torch calls self.bitwise_or(other)
     ("__ior__", "bitwise_or_", "binary"),
     ("__xor__", "bitwise_xor", "binary"),
-    ("__rxor__", "bitwise_xor", "reflected"),
+    ("__rxor__", "bitwise_xor", "binary"),   # commutative: torch calls self.bitwise_xor(other)
     ("__ixor__", "bitwise_xor_", "binary"),
     ("__lshift__", "bitwise_left_shift", "binary"),
     ("__rlshift__", "bitwise_left_shift", "reflected"),

@@ -256,6 +256,28 @@ def test_as_tensor_from_numpy(expr):
     check(expr)
 
 
+@pytest.mark.parametrize("expr", [
+    "t.asarray([1, 2.5])", "t.asarray(np.arange(3))", "t.asarray(np.arange(3), dtype=t.float32)",
+    "t.asarray(np.arange(3), copy=False, dtype=t.float32)", "t.asarray(np.arange(3.), copy=True)",
+    "t.asarray(t.arange(3.), requires_grad=True)", "t.asarray([1, 2], requires_grad=True)",
+    "t.asarray(3.5)", "t.asarray(t.arange(3.), dtype=t.float64)",
+])
+def test_asarray(expr):
+    check(expr)
+
+
+def test_asarray_shares_unless_copy():
+    a = np.arange(3.0)
+    t = dyngrad.asarray(a)
+    t[0] = 9
+    assert a[0] == 9
+    c = dyngrad.asarray(a, copy=True)
+    c[1] = 7
+    assert a[1] == 1
+    x = dyngrad.arange(3.0)
+    assert dyngrad.asarray(x) is x
+
+
 def test_from_numpy_and_as_tensor_share_memory():
     a = np.arange(3.0)
     t = dyngrad.from_numpy(a)
@@ -338,6 +360,14 @@ FACTORY_CASES = [
     "t.is_floating_point(3.0)", "t.is_complex(t.ones(2, dtype=t.complex64))", "t.is_complex(1j)",
     "t.is_complex(t.ones(2))", "t.is_nonzero(t.tensor([1]))", "t.is_nonzero(t.tensor([0.]))",
     "t.is_nonzero(t.ones(2))", "t.is_nonzero(t.ones(0))",
+]
+
+
+FACTORY_CASES += [
+    "t.zeros(2, dtype=float)", "t.tensor([1.5], dtype=int)", "t.arange(3, dtype=float)",
+    "t.zeros(2, dtype=str)", "t.zeros(2, dtype='float32')", "t.ones(2, dtype=bool)",
+    "t.full((2,), 1, dtype=complex)", "t.zeros_like(t.ones(2), dtype=float)",
+    "t.linspace(0, 1, 3, dtype=float)", "t.eye(2, dtype=int)",
 ]
 
 
@@ -559,3 +589,40 @@ def test_logspace_values_hypothesis(start, end, steps, base, dtype):
     d = dyngrad.logspace(start, end, steps, base=base, dtype=getattr(dyngrad, dtype))
     t = torch.logspace(start, end, steps, base=base, dtype=getattr(torch, dtype))
     np.testing.assert_array_equal(d.numpy(), t.numpy())
+
+
+_fma_floats = st.one_of(st.floats(-1e30, 1e30, allow_nan=False),
+                        st.integers(-3000, 3000).map(float),
+                        st.integers(-80, 10).map(lambda k: 2.0 ** k))
+
+
+@settings(max_examples=100, deadline=None)
+@given(a=_fma_floats, b=_fma_floats, c=_fma_floats)
+def test_fma_emulation_is_correctly_rounded(a, b, c):
+    from fractions import Fraction
+    from dyngrad.ops.range_factories import _fma, _fma32
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    assert float(_fma(np.array([a]), b, c)[0]) == float(exact)
+    a32, b32, c32 = (float(np.float32(v)) for v in (a, b, c))
+    exact32 = Fraction(a32) * Fraction(b32) + Fraction(c32)
+    got = np.float32(_fma32(np.array([a32]), b32, c32)[0])
+    if np.isfinite(got):
+        below, above = np.nextafter(got, np.float32(-np.inf)), np.nextafter(got, np.float32(np.inf))
+        err = abs(Fraction(float(got)) - exact32)
+        assert err <= abs(Fraction(float(below)) - exact32) and \
+            err <= abs(Fraction(float(above)) - exact32)
+
+
+@pytest.mark.parametrize("expr", [
+    "t.ones(3)", "t.tensor([1.])", "t.arange(3)", "t.rand(2)", "t.zeros_like(t.ones(2))",
+    "t.from_numpy(np.ones(2))", "t.full((2,), 3)", "t.linspace(0, 1, 3)", "t.empty(2)",
+])
+def test_factories_make_inference_tensors_in_inference_mode(expr):
+    for lib in (dyngrad, torch):
+        with lib.inference_mode():
+            x = eval(expr, {"t": lib, "np": np})
+        flag = x.is_inference() if callable(x.is_inference) else x.is_inference
+        assert flag is True
+        y = eval(expr, {"t": lib, "np": np})
+        flag = y.is_inference() if callable(y.is_inference) else y.is_inference
+        assert flag is False

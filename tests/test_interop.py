@@ -161,6 +161,13 @@ CONVERSION_CASES = [
 ]
 
 
+CONVERSION_CASES += [
+    "(lambda x: x.to(float))(t.ones(2))", "(lambda x: x.to(int))(t.ones(2))",
+    "(lambda x: x.to('cpu', complex))(t.ones(2))", "(lambda x: x.to(dtype=bool))(t.ones(2))",
+    "t.ones(2).new_zeros(2, dtype=int)", "t.ones(2).new_tensor([1, 2], dtype=float)",
+]
+
+
 @pytest.mark.parametrize("expr", CONVERSION_CASES)
 def test_conversion(expr):
     check(expr, warns=False)

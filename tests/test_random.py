@@ -461,6 +461,8 @@ def test_inplace_keeps_layout_and_dtype():
 
 
 def test_random_functions_are_namespaced_like_torch():
+    import importlib
+    assert importlib.import_module("dyngrad.random") is dyngrad.random
     assert dyngrad.random.manual_seed is dyngrad.manual_seed
     assert callable(dyngrad.random.get_rng_state) and callable(dyngrad.random.fork_rng)
     assert isinstance(dyngrad.default_generator, dyngrad.Generator)

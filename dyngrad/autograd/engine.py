@@ -217,8 +217,12 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
 
 
 def _add_to_buffer(buffers, fn, nr, g):
+    """Sum gradient `g` into slot `nr` of fn's input buffer (one slot per forward output)."""
     buf = buffers.get(fn)
     if buf is None:
+        if nr == 0:
+            buffers[fn] = [g]
+            return
         buf = buffers[fn] = []
     while len(buf) <= nr:
         buf.append(None)

@@ -95,9 +95,9 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self) -> None:
         self.prev = (_state.grad_enabled, _state.inference)
-        if self.mode:
-            _state.grad_enabled = False
-            _state.inference = True
+        # inference_mode(False) turns inference off and grad mode on, as torch's guard does
+        _state.grad_enabled = not self.mode
+        _state.inference = bool(self.mode)
 
     def __exit__(self, *exc) -> None:
         _state.grad_enabled, _state.inference = self.prev

@@ -33,20 +33,24 @@ UINT64_MAX = 2 ** 64 - 1
 class Node:
     """A function of the backward graph (torch.autograd.graph.Node)."""
 
-    # `_hooked` is set when any hook is registered: the engine looks at the hook dicts only then
-    __slots__ = ("next_functions", "_seq", "_metadata", "_hooks", "_prehooks",
-                 "_tensor_prehooks", "_retains_grad_hooks", "_hooked", "__weakref__")
+    # Rare attributes are class defaults (see Note [Slots and rare attributes] in _tensor.py).
+    # `_hooked` turns True when any hook is registered: only then does the engine look at hooks.
+    __slots__ = ("next_functions", "_seq", "__weakref__", "__dict__")
+    _metadata = None
+    _hooks = None           # post-hooks: fn(grad_inputs, grad_outputs)
+    _prehooks = None        # pre-hooks: fn(grad_outputs)
+    _tensor_prehooks = None  # Tensor.register_hook on this node's outputs: {id: (nr, fn)}
+    _retains_grad_hooks = None  # retain_grad(): {output_nr: fn}
+    _hooked = False
 
     def name(self) -> str:
         return type(self).__name__
 
     @property
     def metadata(self) -> dict:
-        try:
-            return self._metadata
-        except AttributeError:
+        if self._metadata is None:
             self._metadata = {}
-            return self._metadata
+        return self._metadata
 
     def _sequence_nr(self) -> int:
         return self._seq
@@ -65,9 +69,8 @@ class Node:
 
     def _register_tensor_prehook(self, output_nr: int, fn) -> RemovableHandle:
         """A hook registered with ``Tensor.register_hook`` on output `output_nr` of this node."""
-        try:
-            hooks = self._tensor_prehooks
-        except AttributeError:
+        hooks = self._tensor_prehooks
+        if hooks is None:
             hooks = self._tensor_prehooks = {}
         self._hooked = True
         handle = RemovableHandle(hooks)
@@ -94,9 +97,8 @@ class Node:
 
 
 def _add_hook(node, attr, fn) -> RemovableHandle:
-    try:
-        hooks = getattr(node, attr)
-    except AttributeError:
+    hooks = getattr(node, attr)
+    if hooks is None:
         hooks = {}
         setattr(node, attr, hooks)
     node._hooked = True
@@ -108,13 +110,15 @@ def _add_hook(node, attr, fn) -> RemovableHandle:
 class AccumulateGrad(Node):
     """The node that writes a leaf's gradient into ``.grad`` (see engine.accumulate_grad)."""
 
-    __slots__ = ("variable", "_post_hooks")
+    __slots__ = ("variable",)
 
     def __init__(self, variable):
         self.variable = variable
         self._seq = UINT64_MAX
         self.next_functions = ()
-        self._hooked = False
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"   # torch's C++ name, as its name() returns
 
     def apply(self, grads):
         from .engine import accumulate_grad
@@ -228,7 +232,12 @@ class OpNode(Node):
             return getattr(self, key)
         for suffix, k in (("_shape", 0), ("_dtype", 1)):
             if name.endswith(suffix) and name[:-len(suffix)] in spec.inputs:
-                meta = self._meta[spec.inputs.index(name[:-len(suffix)])]
+                i = spec.inputs.index(name[:-len(suffix)])
+                if spec.diff_index is not None:   # _meta holds the linked inputs only
+                    if i not in spec.diff_index:
+                        raise AttributeError(name)
+                    i = spec.diff_index.index(i)
+                meta = self._meta[i]
                 if k == 1:
                     from .._dtypes import from_np
                     return from_np(meta[1])
@@ -254,9 +263,17 @@ class OpNode(Node):
 _NODE_CLASSES: dict = {}
 
 
+# Nodes torch implements by hand in C++: their name() carries the namespace
+_CPP_NODES = {"CopyBackwards", "CopySlices", "AccumulateGrad", "GraphRoot", "Error",
+              "NotImplemented", "DelayedError", "UndefinedGradBackward"}
+
+
 def node_class(spec) -> type:
     """The Node subclass named as torch names the op's node (one per op)."""
-    cls = type(spec.node, (OpNode,), {"__slots__": (), "spec": spec,
-                                      "__module__": "dyngrad.autograd.graph"})
+    attrs = {"__slots__": (), "spec": spec, "__module__": "dyngrad.autograd.graph"}
+    if spec.node in _CPP_NODES:
+        full = "torch::autograd::" + spec.node
+        attrs["name"] = lambda self: full
+    cls = type(spec.node, (OpNode,), attrs)
     _NODE_CLASSES[spec.name] = cls
     return cls

@@ -13,6 +13,7 @@ from . import random  # noqa: F401,E402
 from . import distributions  # noqa: F401,E402
 from . import conversion  # noqa: F401,E402
 from . import pointwise  # noqa: F401,E402
+from . import arithmetic  # noqa: F401,E402
 from . import reduction  # noqa: F401,E402
 from . import shape  # noqa: F401,E402
 from .indexing import delitem, getitem, setitem  # noqa: F401,E402

@@ -285,3 +285,27 @@ def iterator_strides(shape, operands) -> tuple:
         out[d] = acc
         acc *= shape[d]
     return tuple(out)
+
+
+def maybe_overlapping(shape, stride) -> bool:
+    """Whether a geometry may address one element twice (ATen's _maybe_overlapping_memory).
+
+    Size-1 dims are ignored. Walking the others by increasing stride, each stride must step
+    past the furthest element the inner dims reach; a False answer is exact.
+    """
+    reach = 0
+    for s, n in sorted((s, n) for n, s in zip(shape, stride) if n != 1):
+        if s <= reach:
+            return True
+        reach += s * (n - 1)
+    return False
+
+
+def min_storage_size(shape, stride, offset) -> int:
+    """Elements a storage needs to hold this geometry (ATen's _min_storage_size)."""
+    size = offset + 1
+    for n, s in zip(shape, stride):
+        if n == 0:
+            return offset
+        size += (n - 1) * s
+    return size

@@ -65,7 +65,8 @@ class OpSpec:
                  "diff_index",
                  "nondiff_outputs", "list_input", "nopromote", "__wrapped__", "doc",
                  "pointwise", "fast", "scalars", "optional",
-                 "node_cls", "arg_positions", "arg_defaults", "save_index", "saves_result")
+                 "node_cls", "arg_positions", "arg_defaults", "save_index", "saves_result",
+                 "save_when")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False):
@@ -78,6 +79,11 @@ class OpSpec:
         self.list_input = bool(self.inputs) and self.inputs[0].endswith("[]")
         self.n_inputs = len(self.inputs)
         self.variants = tuple(variants)
+        # saves: names to save, or {name: input whose gradient needs it} to save it only then
+        # (torch saves ``other`` for mul only when ``self`` requires grad, and so on)
+        self.save_when = {}
+        if isinstance(saves, dict):
+            self.save_when = {n: self.inputs.index(w) for n, w in saves.items() if w is not None}
         self.saves = tuple(saves)
         self.view = view
         self.differentiable = differentiable
@@ -253,14 +259,21 @@ def _record(spec, inputs, rest, kwargs, outputs):
     """
     node = _new(spec.node_cls)
     node._seq = _next_sequence_nr()
-    node._hooked = False
     edges = []
     meta = []
     diff = spec.diff_index
-    for t in (inputs if diff is None else [inputs[i] for i in diff]):
+    linked = inputs if diff is None else [inputs[i] for i in diff]
+    if spec.node == "NotImplemented":   # torch links only the inputs that require grad
+        linked = [t for t in linked if isinstance(t, _Tensor) and t._requires_grad]
+    for t in linked:
         if isinstance(t, _Tensor):
-            edges.append(_gradient_edge(t) if t._requires_grad else _NO_EDGE)
-            meta.append((t._data.shape, t._data.dtype))
+            if t._requires_grad:
+                fn = t.grad_fn   # gradient_edge(t), inlined: this runs for every recorded op
+                edges.append((fn, t._output_nr) if fn is not None else _gradient_edge(t))
+            else:
+                edges.append(_NO_EDGE)
+            data = t._data
+            meta.append((data.shape, data.dtype))
         else:
             edges.append(_NO_EDGE)
             meta.append(None)
@@ -269,20 +282,43 @@ def _record(spec, inputs, rest, kwargs, outputs):
     node._args = rest
     node._kwargs = kwargs
     saved = []
+    save_when = spec.save_when
     for name, i in zip(spec.saves, spec.save_index):
         t = inputs[i]
+        if save_when and name in save_when:
+            w = inputs[save_when[name]]
+            if not (isinstance(w, _Tensor) and w._requires_grad):
+                saved.append(_NOT_SAVED)
+                continue
         saved.append(SavedTensor(t) if isinstance(t, _Tensor) else _SavedValue(t))
-    nondiff = spec.nondiff_outputs
-    for nr, out in enumerate(outputs):
-        if out._data.dtype.kind in "fc" and nr not in nondiff:
+    if len(outputs) == 1:
+        out = outputs[0]
+        if out._data.dtype.kind in "fc" and not spec.nondiff_outputs:
             out.grad_fn = node
             out._requires_grad = True
-            if nr:
+    else:
+        nondiff = spec.nondiff_outputs
+        for nr, out in enumerate(outputs):
+            if out._data.dtype.kind in "fc" and nr not in nondiff:
+                out.grad_fn = node
+                out._requires_grad = True
                 out._output_nr = nr
     if spec.saves_result:
         saved.insert(spec.saves.index("result"), SavedTensor(outputs[0], is_output=True))
     node._saved = tuple(saved)
     return node
+
+
+class _NotSaved:
+    """A value the node did not need to save (its only user needs no gradient)."""
+
+    __slots__ = ()
+
+    def unpack(self, node):
+        return None
+
+
+_NOT_SAVED = _NotSaved()
 
 
 class _SavedValue:
@@ -474,10 +510,9 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
     # 3. wrap (and record) ------------------------------------------------------------------
     if spec.pointwise and type(result) is _ndarray and result.ndim > 1:
         # the layout follows the inputs as given, not their promoted copies
-        result = _relayout(result, [a._data for a in (inputs[0] if spec.list_input else inputs)
-                                    if isinstance(a, _Tensor)])
-    record = _grad_state.grad_enabled and spec.node_cls is not None and _requires_grad(
-        inputs[0] if spec.list_input else inputs)
+        result = _relayout(result, [a._data for a in inputs if isinstance(a, _Tensor)])
+    # (for a list input such as cat's, `inputs` is already the list's tensors)
+    record = _grad_state.grad_enabled and spec.node_cls is not None and _requires_grad(inputs)
     if inplace:
         return _write_inplace(spec, inplace_target, _as_array(result), inputs, rest, kwargs,
                               record)
@@ -493,7 +528,7 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
             return _write_out(spec, out, result)
         outs = (_wrap(result),)
     if record:
-        _record(spec, inputs[0] if spec.list_input else inputs, rest, kwargs, outs)
+        _record(spec, inputs, rest, kwargs, outs)
     elif _grad_state.inference:
         for t in outs:
             t._is_inference = True

@@ -16,9 +16,9 @@ from .._promotion import Promote
 from .._utils import broadcast_shapes, shape_str
 from ..backends import numpy_backend as _npb
 from .creation import (ZEROS, _size_args, _tensor_cls, _type_name, alloc, cast_array, check_device,
-                       check_size, checked_scalar, copy_with_strides, empty_strided, fill_array,
-                       finish, format_strides, full, number, overlap_status, preserve_strides,
-                       suggest_memory_format, zeros_like)
+                       check_size, checked_scalar, copy_with_strides, dtype_arg, empty_strided,
+                       fill_array, finish, format_strides, full, number, overlap_status,
+                       preserve_strides, suggest_memory_format, zeros_like)
 from ._registry import METHODS, defop
 
 xp = _npb.xp
@@ -55,13 +55,17 @@ def _aliases(self, dtype, memory_format) -> bool:
         suggest_memory_format(self._data.shape, self.stride()) is memory_format
 
 
+def _is_py_type(v) -> bool:
+    return v is float or v is int or v is bool or v is complex
+
+
 def _parse_to(self, args, kwargs):
     """(device, dtype, copy, memory_format) from torch's three ``to`` signatures."""
     Tensor = _tensor_cls()
     kwargs = dict(kwargs)
     device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    non_blocking = kwargs.pop("non_blocking", False)
+    dtype = dtype_arg(kwargs.pop("dtype", None), "to")
+    kwargs.pop("non_blocking", None)
     copy = kwargs.pop("copy", False)
     memory_format = kwargs.pop("memory_format", None)
     if kwargs:
@@ -69,14 +73,16 @@ def _parse_to(self, args, kwargs):
     rest = list(args)
     if rest:
         a = rest.pop(0)
-        if isinstance(a, D.dtype):
-            dtype = a
+        if isinstance(a, D.dtype) or _is_py_type(a):
+            dtype = dtype_arg(a, "to")
         elif isinstance(a, Tensor):
             dtype, device = a.dtype, a.device
         elif a is None or isinstance(a, (str, _device, int)) and type(a) is not bool:
             device = a
             if rest and (rest[0] is None or isinstance(rest[0], D.dtype)):
                 dtype = rest.pop(0)
+            elif rest and _is_py_type(rest[0]):
+                dtype = dtype_arg(rest.pop(0), "to")
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got "
                             f"({', '.join(_type_name(v) for v in args)}), but expected one of:\n"
@@ -88,7 +94,7 @@ def _parse_to(self, args, kwargs):
                             " * (Tensor tensor, bool non_blocking = False, bool copy = False, "
                             "*, torch.memory_format memory_format = None)\n")
     if rest:
-        non_blocking = rest.pop(0)
+        rest.pop(0)              # non_blocking: copies are synchronous here
     if rest:
         copy = rest.pop(0)
     if rest:
@@ -100,6 +106,8 @@ def to(self, *args, **kwargs):
     """Convert dtype and/or device: ``to(dtype)``, ``to(device, dtype)``, ``to(other)``,
     with ``non_blocking``, ``copy`` and ``memory_format`` keywords. Returns ``self`` when
     nothing changes (unless ``copy=True``)."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], D.dtype):   # x.to(dtype)
+        return self if args[0] is self.dtype else to_copy(self, dtype=args[0])
     device, dtype, copy, memory_format = _parse_to(self, args, kwargs)
     check_device(device)
     if not copy and _aliases(self, dtype, memory_format):
@@ -149,6 +157,8 @@ def _shorthand(name, dtype):
     def method(self, *args, memory_format=None):
         if args:
             raise TypeError(f"{name}() takes 0 positional arguments but {len(args)} was given")
+        if memory_format is None:
+            return self if self._data.dtype == dtype.np else to_copy(self, dtype=dtype)
         return to(self, dtype, memory_format=memory_format)
     method.__name__ = name
     method.__doc__ = f"``self.to({dtype})``."
@@ -178,6 +188,8 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
        variants=())
 def copy(xp, self, src, non_blocking=False):
     src = xp.asarray(src)
+    if src.shape == self.shape:
+        return cast_array(src, self.dtype)
     shape = tuple(broadcast_shapes(self.shape, src.shape))
     if shape != self.shape:
         raise RuntimeError(f"output with shape {shape_str(self.shape)} doesn't match the "
@@ -217,7 +229,7 @@ def copy_(self, *args, **kwargs):
 @defop("fill_.Scalar", node="FillBackward2", promote=Promote.NONE, variants=(), public="fill_")
 def fill_scalar(xp, self, value):
     d = D.from_np(self.dtype)
-    return xp.broadcast_to(fill_array(checked_scalar(number(value), d), d), self.shape)
+    return xp.full(self.shape, fill_array(checked_scalar(number(value), d), d), self.dtype)
 
 
 @fill_scalar.backward
@@ -231,7 +243,7 @@ def fill_tensor(xp, self, value):
     if value.ndim:
         raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value.ndim} dimensions.")
-    return xp.broadcast_to(cast_array(value, self.dtype), self.shape)
+    return xp.full(self.shape, cast_array(value, self.dtype), self.dtype)
 
 
 @fill_tensor.backward
@@ -242,6 +254,8 @@ def _(ctx, grad):
 def _writable_alias(self):
     """`self`, or where torch lets fill_/zero_ write through repeated elements (an expanded
     tensor), a view of the same memory without the repeats."""
+    if 0 not in self._data.strides:
+        return self
     shape, stride = self._data.shape, self.stride()
     if not any(s == 0 and n > 1 for n, s in zip(shape, stride)):
         return self
@@ -272,7 +286,7 @@ def fill_(self, value):
 
 @defop("zero_", node="ZeroBackward0", promote=Promote.NONE, variants=())
 def zero(xp, self):
-    return xp.broadcast_to(xp.zeros((), self.dtype), self.shape)
+    return xp.zeros(self.shape, self.dtype)
 
 
 @zero.backward
@@ -293,13 +307,14 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layo
                pin_memory=False):
     """``dyngrad.tensor(data)`` with this tensor's dtype unless `dtype` is given."""
     from .tensor_new import tensor
-    return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad,
+    return tensor(data, dtype=dtype_arg(dtype, "new_tensor") or self.dtype, device=device,
+                  requires_grad=requires_grad,
                   _api="tensor.new_tensor")
 
 
 def _new_filled(fname, self, size, fill, dtype, device, requires_grad, kw_size=None):
     shape = check_size(_size_args(fname, size, kw_size))
-    d = dtype or self.dtype
+    d = dtype_arg(dtype, fname) or self.dtype
     if fill is not None and fill is not ZEROS:
         fill = fill_array(checked_scalar(fill, d), d)
     return finish(alloc(shape, d.np, fill=fill), requires_grad, device)
@@ -329,13 +344,14 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{_type_name(size)}")
-    return full(size, fill_value, dtype=dtype or self.dtype, device=device,
+    return full(size, fill_value, dtype=dtype_arg(dtype, "new_full") or self.dtype, device=device,
                 requires_grad=requires_grad)
 
 
 def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
                       layout=None, pin_memory=False):
-    return empty_strided(size, stride, dtype=dtype or self.dtype, device=device,
+    return empty_strided(size, stride, dtype=dtype_arg(dtype, "new_empty_strided") or self.dtype,
+                         device=device,
                          requires_grad=requires_grad)
 
 

@@ -3,7 +3,7 @@ helpers every factory shares (scalar conversion, casts, layouts, sizes, ``out=``
 
 Creation functions make leaves: they take ``dtype``, ``device`` and ``requires_grad`` keywords
 as torch's do and never record graph nodes. ``tensor``/``from_numpy`` live in tensor_new.py,
-arange/linspace/logspace in range_factories.py, the random factories in random.py.
+arange/linspace/logspace in range_factories.py, the random ones in distributions.py.
 
 Note [Scalar conversions]
 ~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -38,7 +38,9 @@ from .. import _dtypes as D
 from .._device import device as _device
 from .._promotion import scalar_dtype
 from .._utils import contiguous_strides, shape_str
+from ..autograd.grad_mode import _state as _grad_state
 from ..backends import numpy_backend as _npb
+from . import _registry
 
 xp = _npb.xp
 _ndarray = xp.ndarray
@@ -63,9 +65,14 @@ def _warn_once(msg: str) -> None:
         warnings.warn(msg, UserWarning, stacklevel=3)
 
 
+_TENSOR = []
+
+
 def _tensor_cls():
-    from .._tensor import Tensor
-    return Tensor
+    if not _TENSOR:
+        from .._tensor import Tensor
+        _TENSOR.append(Tensor)
+    return _TENSOR[0]
 
 
 def _type_name(v) -> str:
@@ -116,19 +123,33 @@ def check_requires_grad(dtype: D.dtype) -> None:
 def finish(arr, requires_grad=False, device=None, out=None):
     """Wrap a fresh array as a leaf (or write it into ``out``), after torch's checks."""
     check_device(device)
-    if out is not None:
-        t = write_out(out, arr)
-    else:
-        from .._tensor import _wrap
-        t = _wrap(arr)
+    t = _registry._wrap(arr) if out is None else write_out(out, arr)
+    if _grad_state.inference and out is None:
+        t._is_inference = True          # a factory under inference_mode: an inference tensor
     if requires_grad:
         check_requires_grad(D.from_np(arr.dtype))
         t._requires_grad = True
     return t
 
 
-def out_dtype(dtype, out, default):
+_PY_TYPE_DTYPES = {float: D.float64, int: D.int64, bool: D.bool_, complex: D.complex128}
+
+
+def dtype_arg(dtype, fname=""):
+    """A ``dtype=`` argument: a dtype, None, or a Python type (``float`` is float64, as torch)."""
+    if dtype is None or isinstance(dtype, D.dtype):
+        return dtype
+    d = _PY_TYPE_DTYPES.get(dtype) if isinstance(dtype, type) else None
+    if d is None:
+        raise TypeError(f"{fname}(): argument 'dtype' must be torch.dtype, not "
+                        f"{_type_name(dtype)}")
+    return d
+
+
+def out_dtype(dtype, out, default, fname=""):
     """The dtype a factory with ``out=`` produces: out's, which an explicit dtype must match."""
+    if dtype is not None and not isinstance(dtype, D.dtype):
+        dtype = dtype_arg(dtype, fname)
     if out is None:
         return dtype or default
     if dtype is not None and dtype is not out.dtype:
@@ -157,13 +178,22 @@ def _overflow(d, name=None):
                         "overflow")
 
 
+_LIMITS: dict = {}
+
+
 def _int_limits(d):
-    info = xp.iinfo(d.np)
-    return int(info.min), int(info.max)
+    r = _LIMITS.get(d)
+    if r is None:
+        info = xp.iinfo(d.np)
+        r = _LIMITS[d] = (int(info.min), int(info.max))
+    return r
 
 
 def _float_max(d) -> float:
-    return float(xp.finfo(d.to_real().np).max)
+    r = _LIMITS.get(d)
+    if r is None:
+        r = _LIMITS[d] = float(xp.finfo(d.to_real().np).max)
+    return r
 
 
 def number(value, fname="", argname="", pos=0):
@@ -238,10 +268,8 @@ def fill_array(value, d: D.dtype):
 
 def wrapped_scalar(value):
     """A 0-dim tensor for a Python number taking part in an op (torch's wrapped number)."""
-    from .._tensor import _wrap
     d = scalar_dtype(value)
-    return _wrap(fill_array(checked_scalar(number(value), d), d) if d is not D.bool_
-                 else xp.array(bool(value)))
+    return _registry._wrap(fill_array(checked_scalar(number(value), d), d))
 
 
 def cast_array(arr, np_dtype):
@@ -494,7 +522,7 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
           pin_memory=False, memory_format=None, **kwargs):
     """An uninitialised tensor of the given size."""
     shape = check_size(_size_args("empty", size, _size_kw("empty", kwargs)))
-    d = out_dtype(dtype, out, D.get_default_dtype())
+    d = out_dtype(dtype, out, D.get_default_dtype(), "empty")
     arr = alloc(shape, d.np, format_strides(shape, memory_format))
     return finish(arr, requires_grad, device, out)
 
@@ -505,7 +533,7 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     shape = _size_args("zeros", size, _size_kw("zeros", kwargs))
     if any(n < 0 for n in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
-    d = out_dtype(dtype, out, D.get_default_dtype())
+    d = out_dtype(dtype, out, D.get_default_dtype(), "zeros")
     return finish(alloc(shape, d.np, fill=ZEROS), requires_grad, device, out)
 
 
@@ -513,7 +541,7 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
          pin_memory=False, **kwargs):
     """A tensor filled with 1."""
     shape = check_size(_size_args("ones", size, _size_kw("ones", kwargs)))
-    d = out_dtype(dtype, out, D.get_default_dtype())
+    d = out_dtype(dtype, out, D.get_default_dtype(), "ones")
     return finish(alloc(shape, d.np, fill=xp.array(1).astype(d.np)), requires_grad, device, out)
 
 
@@ -531,7 +559,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     """A tensor of `size` filled with `fill_value`; dtype inferred from the value as torch."""
     shape = check_size(_full_size(size))
     value = number(fill_value, "full", "fill_value", 2)
-    d = out_dtype(dtype, out, _fill_dtype(fill_value))
+    d = out_dtype(dtype, out, _fill_dtype(fill_value), "full")
     fill = fill_array(checked_scalar(value, d), d)
     return finish(alloc(shape, d.np, fill=fill), requires_grad, device, out)
 
@@ -560,7 +588,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     if any(s < 0 for s in strides):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={shape_str(shape)} "
                            f"and strides={shape_str(strides)}")
-    d = dtype or D.get_default_dtype()
+    d = dtype_arg(dtype, "empty_strided") or D.get_default_dtype()
     return finish(alloc(shape, d.np, strides), requires_grad, device)
 
 
@@ -577,7 +605,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    d = out_dtype(dtype, out, D.get_default_dtype())
+    d = out_dtype(dtype, out, D.get_default_dtype(), "eye")
     arr = alloc((n, m), d.np, fill=ZEROS)
     k = min(n, m)
     arr[xp.arange(k), xp.arange(k)] = 1
@@ -589,7 +617,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
     """A 0-dim tensor holding `s`, of the default dtype unless `dtype` is given (as torch:
     ``scalar_tensor(3)`` is float32)."""
     value = number(s, "scalar_tensor", "s", 1)
-    d = dtype or D.get_default_dtype()
+    d = dtype_arg(dtype, "scalar_tensor") or D.get_default_dtype()
     return finish(fill_array(checked_scalar(value, d), d), requires_grad, device)
 
 
@@ -600,12 +628,22 @@ def check_tensor_arg(fname, input, name="input", pos=1):
                         f"{_type_name(input)}")
 
 
+_NEW = {ZEROS: xp.zeros, 1: xp.ones, None: xp.empty}
+
+
 def _like(fname, input, dtype, fill, requires_grad, memory_format, device):
     check_tensor_arg(fname, input)
-    d = dtype or input.dtype
+    src = input._data
+    np_dtype = src.dtype if dtype is None else dtype_arg(dtype, fname).np
+    if src.flags.c_contiguous and src.size and fill in _NEW and memory_format is None \
+            and device is None and (src.ndim < 2 or 1 not in src.shape):
+        # the common case (a contiguous input, as the autograd engine's seeds): no layout work
+        arr = _NEW[fill](src.shape, np_dtype)
+        return finish(arr, requires_grad)
+    d = D.from_np(np_dtype)
     if fill is not None and fill is not ZEROS:
         fill = fill_array(checked_scalar(fill, d), d)
-    arr = alloc(input._data.shape, d.np, like_strides(input, memory_format), fill)
+    arr = alloc(src.shape, np_dtype, like_strides(input, memory_format), fill)
     return finish(arr, requires_grad, device)
 
 

@@ -9,13 +9,15 @@ Sampling has no gradient: every formula here returns zeros, as torch's derivativ
 """
 from __future__ import annotations
 
+import warnings
+
 from .. import _dtypes as D
 from .._promotion import Promote
 from ..backends import numpy_backend as _npb
 from .creation import (FACTORY_KW, TYPEMETA_NAME, _is_int, _size_args, _size_kw, _tensor_cls,
                        _type_name, alloc, check_requires_grad, check_size, check_tensor_arg,
-                       checked_scalar, finish, fresh, invalid_combination, like_strides, number,
-                       out_dtype, zeros_like)
+                       dtype_arg, checked_scalar, finish, fresh, invalid_combination, like_strides,
+                       number, out_dtype, zeros_like)
 from .random import numpy_generator as _gen
 from ._registry import FUNCTIONS, METHODS, defop
 
@@ -89,7 +91,6 @@ def _digits(d: D.dtype) -> int:
 def check_from_to_in_range(frm: int, to_inc: int, d: D.dtype) -> None:
     """torch's check_from_to_in_range: bounds must fit the dtype (a warning past float
     precision)."""
-    import warnings
     name = TYPEMETA_NAME[d]
     if d.category == D.FLOAT:
         mx = float(xp.finfo(d.np).max)
@@ -656,7 +657,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 # -- _like --------------------------------------------------------------------------------------
 def _like_array(fname, input, dtype, memory_format):
     check_tensor_arg(fname, input)
-    d = dtype or input.dtype
+    d = dtype_arg(dtype, fname) or input.dtype
     strides = like_strides(input, memory_format)
     return d, strides
 

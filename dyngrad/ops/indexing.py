@@ -41,6 +41,7 @@ from ..backends import numpy_backend as _npb
 from . import _geometry as G
 from . import shape as S
 from ._registry import FUNCTIONS, METHODS, defop
+from .view_backward import backward_only
 
 _xp = _npb.xp
 _INT64 = _xp.dtype("int64")
@@ -401,7 +402,7 @@ def _index_strides(shape, stride, layouts, dims, bshape) -> tuple:
 @defop("index.Tensor", node="IndexBackward0", promote=Promote.NONE, variants=())
 def _index(xp, self, indices):
     """``self[indices]`` for a tuple of index arrays (None: whole dim), one per leading dim."""
-    arrays, layouts, dims, bshape, result_shape = _prepare(self.shape, indices)
+    arrays, layouts, dims, bshape, result_shape = _prepare(self.shape, _entry_arrays(indices))
     _check_bounds(self.shape, arrays, dims)
     out = self[_np_index(arrays)]
     strides = _index_strides(self.shape, S._elem_strides(self), layouts, dims, bshape)
@@ -410,6 +411,12 @@ def _index(xp, self, indices):
         xp.copyto(fresh, out.reshape(result_shape))
         out = fresh
     return out
+
+
+@_index.backward
+def _(ctx, grad):
+    # the gradient goes back where each element came from, added up over repeated indices
+    return _index_put_impl(grad.new_zeros(ctx.self_shape), grad, ctx.indices, True)
 
 
 def _no_internal_overlap_warning(t) -> None:
@@ -423,9 +430,9 @@ def _no_internal_overlap_warning(t) -> None:
             return
 
 
-def _masked_fill_target(self, entries, value):
+def _masked_fill_target(shape, entries, value):
     """The (mask, dim) when torch turns ``index_put_`` into ``masked_fill_``, else None."""
-    if value._data.size != 1:
+    if value.size != 1:
         return None
     found = None
     for d, e in enumerate(entries):
@@ -437,7 +444,6 @@ def _masked_fill_target(self, entries, value):
     if found is None:
         return None
     mask, d = found
-    shape = self._data.shape
     for j in range(mask.ndim):
         src = d + j
         if mask.shape[j] != shape[canonical_dim(src, len(shape))]:
@@ -463,47 +469,114 @@ def index_put_(self, indices, values, accumulate: bool = False):
     if not isinstance(values, Tensor):
         raise TypeError("index_put_(): argument 'values' (position 2) must be Tensor, not "
                         f"{type(values).__name__}")
+    if _gm._state.grad_enabled and (self._requires_grad or values._requires_grad):
+        # recorded as IndexPutBackward0 on self (see _write_inplace in the registry)
+        _no_internal_overlap_warning(self)
+        if _overlap(self._data, values._data) in (_PARTIAL, _FULL):
+            raise RuntimeError(_PARTIAL_MSG)
+        return _index_put_op.call_inplace(self, values, tuple(indices), accumulate)
     entries = tuple(i._data for i in indices)
     _index_put(self, entries, values, accumulate)
     self._bump_version()
     return self
 
 
-def index_put(self, indices, values, accumulate: bool = False):
-    return index_put_(S.clone(self), indices, values, accumulate)
+def index_put(input, indices, values, accumulate: bool = False):
+    """``input`` with ``values`` put (or added) at ``indices`` (a copy; ``input`` is untouched)."""
+    _check_index_put_args(indices, values, 1)
+    return _index_put_op(input, values, tuple(indices), accumulate)
+
+
+def _index_put_method(self, indices, values, accumulate: bool = False):
+    _check_index_put_args(indices, values, 0)
+    return _index_put_op(self, values, tuple(indices), accumulate)
+
+
+def _check_index_put_args(indices, values, first: int) -> None:
+    """torch's argument errors; `first` is the position of ``indices`` minus one."""
+    Tensor = _tensor_cls()
+    if isinstance(indices, Tensor) or not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put(): argument 'indices' (position {first + 1}) must be tuple "
+                        f"of Tensors, not {type(indices).__name__}")
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument {first}, but got "
+                            f"{type(t).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"index_put(): argument 'values' (position {first + 2}) must be Tensor, "
+                        f"not {type(values).__name__}")
+
+
+def _entry_arrays(indices) -> tuple:
+    """Index entries as arrays: Tensors (index_put's argument) or arrays (getitem's)."""
+    Tensor = _tensor_cls()
+    return tuple(i._data if isinstance(i, Tensor) else i for i in indices)
+
+
+def _put_kernel(xp, self, values, indices, accumulate=False):
+    out = S._clone.kernel(xp, self)   # torch: self.clone().index_put_(...)
+    _index_put_array(out, _entry_arrays(indices), values, accumulate, check_overlap=False)
+    return out
+
+
+_index_put_op = defop("index_put", node="IndexPutBackward0", promote=Promote.NONE,
+                      inputs=("self", "values"), variants=())(_put_kernel)
+# the scatter of index's backward (torch: at::_index_put_impl_ into zeros)
+_index_put_impl = backward_only(defop(
+    "_index_put_impl", node="IndexPutImplBackward0", promote=Promote.NONE,
+    inputs=("self", "values"), variants=())(_put_kernel))
+
+
+def _index_put_backward(ctx, grad):
+    self_grad = values_grad = None
+    if ctx.needs_input_grad[0]:
+        self_grad = grad if ctx.accumulate else \
+            _index_put_op(grad, grad.new_zeros(ctx.values_shape), ctx.indices, False)
+    if ctx.needs_input_grad[1]:
+        values_grad = _index(grad, _entry_arrays(ctx.indices))   # summed to values' shape
+    return self_grad, values_grad
+
+
+_index_put_op.backward(_index_put_backward)
+_index_put_impl.backward(_index_put_backward)
 
 
 def _index_put(self, entries, value, accumulate=False):
-    if len(entries) > self._data.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim} (got "
-                         f"{len(entries)})")
     _no_internal_overlap_warning(self)
-    dst = self._data
+    _index_put_array(self._data, entries, value._data, accumulate)
+
+
+def _index_put_array(dst, entries, value, accumulate=False, check_overlap=True):
+    """``dst[entries] = value`` (or ``+=``) on arrays, with index_put_'s checks and errors."""
+    if len(entries) > dst.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {dst.ndim} (got "
+                         f"{len(entries)})")
+    dtype = D.from_np(dst.dtype)
     if not accumulate:
-        found = _masked_fill_target(self, entries, value)
+        found = _masked_fill_target(dst.shape, entries, value)
         if found is not None:
             mask, d = found
-            fill = checked_scalar(value._data.reshape(-1)[0].item(), self.dtype)
+            fill = checked_scalar(value.reshape(-1)[0].item(), dtype)
             dst[(slice(None),) * d + (mask,)] = fill
             return
-    if _overlap(dst, value._data) in (_PARTIAL, _FULL):
+    if check_overlap and _overlap(dst, value) in (_PARTIAL, _FULL):
         raise RuntimeError(_PARTIAL_MSG)
     arrays, layouts, dims, bshape, result_shape = _prepare(dst.shape, entries)
-    vshape = value._data.shape
+    vshape = value.shape
     if len(vshape) > len(result_shape) or any(
             v != 1 and v != r for v, r in zip(reversed(vshape), reversed(result_shape))):
         raise RuntimeError(f"shape mismatch: value tensor of shape {shape_str(vshape)} cannot be "
                            f"broadcast to indexing result of shape {shape_str(result_shape)}")
-    if value.dtype is not self.dtype:
+    if value.dtype != dst.dtype:
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
-                           f"{self.dtype._legacy} for the destination and {value.dtype._legacy} "
-                           "for the source.")
+                           f"{dtype._legacy} for the destination and "
+                           f"{D.from_np(value.dtype)._legacy} for the source.")
     _check_bounds(dst.shape, arrays, dims)
     idx = _np_index(arrays)
     if accumulate:
-        _xp.add.at(dst, idx, value._data)
+        _xp.add.at(dst, idx, value)
     else:
-        dst[idx] = value._data   # NumPy places separated index dims first, as torch does
+        dst[idx] = value   # NumPy places separated index dims first, as torch does
 
 
 # ---------------------------------------------------------------------------------------------
@@ -580,7 +653,12 @@ def getitem(self, index):
     if not indices:
         return S.alias(sliced) if sliced is self else sliced
     entries = _index_entries(indices)
-    out = _index(sliced, entries)
+    if sliced._requires_grad and _gm._state.grad_enabled:
+        # IndexBackward0 saves them as index tensors, as torch shows them (_saved_indices)
+        from .._tensor import _wrap
+        out = _index(sliced, tuple(None if e is None else _wrap(e) for e in entries))
+    else:
+        out = _index(sliced, entries)
     if not out._data.size:
         # the dispatcher gives empty results contiguous strides; torch's may differ
         arr = sliced._data
@@ -592,19 +670,27 @@ def getitem(self, index):
     return out
 
 
-def _check_autograd(self, target) -> None:
-    """torch's in-place checks for ``x[i] = v`` when ``x`` requires grad.
+def _record_setitem(self, target, value, indices) -> bool:
+    """torch's in-place checks for ``x[i] = v`` under autograd; True if the write is recorded.
 
-    Differences from torch: writing into a non-leaf that requires grad is not supported yet
-    (torch records CopySlices / IndexPutBackward0 there).
+    A write with index tensors into ``x`` itself is ``index_put_``: ``x`` gets an
+    ``IndexPutBackward0`` node, as in torch. Differences from torch: a write through a view
+    (``x[0] = v``, ``x[0, [1]] = v``: torch's CopySlices) raises NotImplementedError when ``x``
+    or ``v`` requires grad.
     """
-    if not (self._requires_grad and _gm._state.grad_enabled):
-        return
-    if self.grad_fn is None:
+    if not _gm._state.grad_enabled or not (self._requires_grad or value._requires_grad):
+        return False
+    base = getattr(self, "_base", None)
+    if self._requires_grad and self.grad_fn is None:
         what = "a leaf Variable" if target is self else "a view of a leaf Variable"
         raise RuntimeError(f"{what} that requires grad is being used in an in-place operation.")
-    raise NotImplementedError("setitem on a tensor that requires grad is not supported yet "
-                              "(CopySlices comes with the in-place issue)")
+    if base is not None and base._requires_grad and base.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    if indices and target is self and base is None:
+        return True
+    raise NotImplementedError("setitem through a view of a tensor that requires grad is not "
+                              "supported yet (CopySlices comes with the in-place issue)")
 
 
 def setitem(self, index, value) -> None:
@@ -623,14 +709,21 @@ def setitem(self, index, value) -> None:
         target = _apply_select(self, 0, operator.index(index), 0)
     else:
         target, indices = apply_slicing(self, _as_tuple(index))
-    _check_autograd(self, target)
+    record = _record_setitem(self, target, v, indices)
     if not indices:
         copy_to(target, v)
-    else:
-        stripped = _strip_leading_ones(v._data.shape)
-        if stripped != v._data.shape:
-            v = S._view(v, stripped)
-        _index_put(target, _index_entries(indices), v)
+        self._bump_version()
+        return
+    stripped = _strip_leading_ones(v._data.shape)
+    if stripped != v._data.shape:
+        v = S._view(v, stripped)
+    if record:   # index_put_ with its node (its _write_inplace bumps the version)
+        _no_internal_overlap_warning(self)
+        if _overlap(self._data, v._data) in (_PARTIAL, _FULL):
+            raise RuntimeError(_PARTIAL_MSG)
+        _index_put_op.call_inplace(self, v, _index_entries(indices), False)
+        return
+    _index_put(target, _index_entries(indices), v)
     self._bump_version()
 
 
@@ -642,7 +735,7 @@ def delitem(self, index) -> None:
 # index_select / masked_select / take
 # ---------------------------------------------------------------------------------------------
 @defop("index_select", node="IndexSelectBackward0", promote=Promote.NONE,
-       inputs=("self", "index"), variants=())
+       inputs=("self", "index"), differentiable=("self",), saves=("index",), variants=())
 def _index_select(xp, self, index, dim):
     if index.dtype not in (xp.int64, xp.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
@@ -660,6 +753,12 @@ def _index_select(xp, self, index, dim):
     return xp.ascontiguousarray(xp.take(self, flat, axis=d))
 
 
+@_index_select.backward
+def _(ctx, grad):
+    (index,) = ctx.saved_tensors
+    return _scatter.index_add(grad.new_zeros(ctx.self_shape), ctx.dim, index, grad)
+
+
 def index_select(input, dim: int, index, *, out=None):
     """The entries of ``input`` at positions ``index`` (a vector) along ``dim`` (a copy)."""
     if out is not None:
@@ -668,7 +767,7 @@ def index_select(input, dim: int, index, *, out=None):
 
 
 @defop("masked_select", node="MaskedSelectBackward0", promote=Promote.NONE,
-       inputs=("self", "mask"))
+       inputs=("self", "mask"), differentiable=("self",), saves=("self", "mask"))
 def masked_select(xp, self, mask):
     if mask.dtype.kind != "b":
         raise RuntimeError("masked_select: expected BoolTensor for mask")
@@ -676,7 +775,15 @@ def masked_select(xp, self, mask):
     return xp.broadcast_to(self, shape)[xp.broadcast_to(mask, shape)]
 
 
-@defop("take", node="TakeBackward0", promote=Promote.NONE, inputs=("self", "index"))
+@masked_select.backward
+def _(ctx, grad):
+    self, mask = ctx.saved_tensors
+    shape = broadcast_shapes(self.shape, mask.shape)   # the engine sums back to self's shape
+    return _scatter.masked_scatter(grad.new_zeros(shape), grad, mask)
+
+
+@defop("take", node="TakeBackward0", promote=Promote.NONE, inputs=("self", "index"),
+       differentiable=("self",), saves=("self", "index"))
 def take(xp, self, index):
     if index.dtype != xp.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got "
@@ -689,6 +796,14 @@ def take(xp, self, index):
     return xp.asarray(self.reshape(-1)[index])   # (a 0-dim index gives a 0-dim result)
 
 
+@take.backward
+def _(ctx, grad):
+    self, index = ctx.saved_tensors
+    return _scatter.put(grad.new_zeros(self.shape), grad, index, True)
+
+
 FUNCTIONS["index_select"] = METHODS["index_select"] = index_select
-FUNCTIONS["index_put"] = METHODS["index_put"] = index_put
+from . import scatter as _scatter  # noqa: E402  (the backward of the gathers above)
+FUNCTIONS["index_put"] = index_put
+METHODS["index_put"] = _index_put_method
 METHODS["index_put_"] = index_put_

@@ -1,4 +1,5 @@
-"""Matrix products: the primitives ``mm``, ``mv``, ``dot``, ``bmm`` and ``matmul`` over them.
+"""Matrix products: the primitives ``mm``, ``mv``, ``dot``, ``bmm`` (each with its derivative)
+and ``matmul`` over them.
 
 These ops do not promote: both operands must have the same dtype (torch's errors otherwise).
 Each primitive checks its operands in the order torch does (ranks first; sizes and dtypes in
@@ -53,8 +54,10 @@ def _product(xp, fn, a, b):
     return fn(a, b)
 
 
+# Differences from torch: mm keeps both operands, where torch keeps each only when the other's
+# gradient is needed (plus both strides, which the formula's column-major test reads).
 @defop("mm", node="MmBackward0", promote=Promote.NONE, inputs=("self", "mat2"),
-       variants=("function", "method", "out"), scalars=())
+       variants=("function", "method", "out"), saves=("self", "mat2"), scalars=())
 def mm(xp, self, mat2):
     if self.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -70,8 +73,32 @@ def mm(xp, self, mat2):
     return _product(xp, xp.matmul, self, mat2)
 
 
+def _column_major(t) -> bool:
+    stride = t.stride()
+    return stride[0] == 1 and stride[1] == t.shape[0]
+
+
+@mm.backward
+def _(ctx, grad):
+    self, mat2 = ctx.saved_tensors
+    need_self, need_mat2 = ctx.needs_input_grad
+    grad_self = grad_mat2 = None
+    # a column-major input gets a column-major gradient (torch's mm_mat1/mat2_backward)
+    if need_self:
+        grad_self = mat2.mm(grad.t()).t() if _column_major(self) else grad.mm(mat2.t())
+    if need_mat2:
+        grad_mat2 = grad.t().mm(self).t() if _column_major(mat2) else self.t().mm(grad)
+    return grad_self, grad_mat2
+
+
+# torch's MmBackward0 also shows the operands' strides
+mm.node_cls._saved_self_sym_strides = property(lambda ctx: ctx._saved_self.stride())
+mm.node_cls._saved_mat2_sym_strides = property(lambda ctx: ctx._saved_mat2.stride())
+
+
 @defop("mv", node="MvBackward0", promote=Promote.NONE, inputs=("self", "vec"),
-       variants=("function", "method", "out"), scalars=())
+       variants=("function", "method", "out"), saves={"self": "vec", "vec": "self"},
+       scalars=())
 def mv(xp, self, vec):
     if self.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.ndim}, {vec.ndim}")
@@ -85,8 +112,17 @@ def mv(xp, self, vec):
     return _product(xp, xp.matmul, self, vec)
 
 
+@mv.backward
+def _(ctx, grad):
+    self, vec = ctx.saved_tensors
+    need_self, need_vec = ctx.needs_input_grad
+    return (grad.unsqueeze(1) * vec if need_self else None,    # the outer product grad ⊗ vec
+            self.t().mv(grad) if need_vec else None)
+
+
 @defop("dot", node="DotBackward0", promote=Promote.NONE, inputs=("self", "tensor"),
-       variants=("function", "method", "out"), scalars=())
+       variants=("function", "method", "out"), saves={"self": "tensor", "tensor": "self"},
+       scalars=())
 def dot(xp, self, tensor):
     if self.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {self.ndim}D and {tensor.ndim}D "
@@ -102,8 +138,16 @@ def dot(xp, self, tensor):
     return _product(xp, xp.dot, self, tensor)
 
 
+@dot.backward
+def _(ctx, grad):
+    self, tensor = ctx.saved_tensors
+    need_self, need_tensor = ctx.needs_input_grad
+    return grad * tensor if need_self else None, grad * self if need_tensor else None
+
+
 @defop("bmm", node="BmmBackward0", promote=Promote.NONE, inputs=("self", "mat2"),
-       variants=("function", "method", "out"), scalars=())
+       variants=("function", "method", "out"), saves={"self": "mat2", "mat2": "self"},
+       scalars=())
 def bmm(xp, self, mat2):
     if self.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -117,6 +161,14 @@ def bmm(xp, self, mat2):
         raise RuntimeError(f"expected scalar type {_legacy(self)} but found {_legacy(mat2)}")
     _check_bool(self, "bmm")
     return _product(xp, xp.matmul, self, mat2)
+
+
+@bmm.backward
+def _(ctx, grad):
+    self, mat2 = ctx.saved_tensors
+    need_self, need_mat2 = ctx.needs_input_grad
+    return (grad.bmm(mat2.transpose(1, 2)) if need_self else None,
+            self.transpose(1, 2).bmm(grad) if need_mat2 else None)
 
 
 # -- matmul ------------------------------------------------------------------------------------
@@ -163,11 +215,19 @@ def matmul(input, other, *, out=None):
         return mv(input, other, **kw)
     if d1 == 2 and d2 == 2:
         return mm(input, other, **kw)
-    if d1 == 1 and d2 == 2:
-        result = _shape_op("squeeze")(mm(_shape_op("unsqueeze")(input, 0), other), 0)
+    if d1 == 1 and d2 == 2:   # torch squeezes in place here (SqueezeBackward4)
+        result = _shape_op("squeeze_")(mm(_shape_op("unsqueeze")(input, 0), other), 0)
     elif _should_fold(input, other):
         result = _folded(input, other)
     else:
+        if d1 == 3 and d2 == 3 and input.shape[0] != other.shape[0]:
+            # a unit batch that requires grad is squeezed rather than broadcast (torch does
+            # this so that its gradient is not summed over an expanded batch)
+            squeeze = _shape_op("squeeze")
+            if input.shape[0] == 1 and input.requires_grad:
+                return matmul(squeeze(input, 0), other, **kw)
+            if other.shape[0] == 1 and other.requires_grad:
+                return matmul(input, squeeze(other, 0), **kw)
         result = _batched(input, other)
     if out is not None:
         return _registry._write_out(mm, out, result._data)
@@ -187,7 +247,7 @@ def _folded(input, other):
 
     transpose = other.ndim > input.ndim
     t1 = mT(other) if transpose else input
-    t2 = (mT(input) if input.ndim == 2 else input) if transpose else other
+    t2 = (_shape_op("t")(input) if input.ndim == 2 else input) if transpose else other
     batch = tuple(t1.shape[:-1])
     rows = 1
     for n in batch:

@@ -1,17 +1,11 @@
-"""Pointwise ops: arithmetic, pow, unary math, comparisons, logical and bitwise ops, where,
-clamp, maximum/minimum, real/imag.
+"""Pointwise ops other than arithmetic (arithmetic.py): unary math, comparisons, logical and
+bitwise ops, where, clamp, maximum/minimum, real/imag; and the helpers both files share.
 
 Forward kernels take backend arrays (``xp``); promotion and casting are the dispatcher's job, so
 a kernel sees its inputs already in the computation dtype (Python numbers stay numbers). Ops with
-several torch overloads (``div`` with a rounding mode, ``pow`` with a number on either side)
-declare one primitive per overload, each with its own node name as in torch, and a small public
-function that picks one.
-
-Note [Checks on the inputs' own dtypes]
-~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-A kernel only sees the promoted dtype. The few torch checks that look at the dtypes *before*
-promotion (``sub`` refuses a bool operand even when the other one is an int: ``b - 1``) live in
-the public function, which then dispatches the primitive.
+several torch overloads (``clamp`` with number or tensor bounds) declare one primitive per
+overload, each with its own node name as in torch, and a small public function that picks one.
+Each derivative follows its forward kernel, written with dyngrad ops (see arithmetic.py).
 """
 from __future__ import annotations
 
@@ -22,6 +16,7 @@ from .._promotion import Promote
 from ..backends import numpy_backend as _npb
 from . import _registry
 from ._registry import FUNCTIONS, INPLACE, METHODS, OpSpec, defop
+from .creation import zeros_like
 
 ALL = ("function", "method", "inplace", "out")
 NO_INPLACE = ("function", "method", "out")
@@ -60,405 +55,141 @@ def _warn_once(message: str) -> None:
         warnings.warn(message, UserWarning, stacklevel=4)
 
 
-# -- add / sub / rsub / mul ------------------------------------------------------------------
-def _check_alpha(dtype, alpha) -> None:
-    """torch's alpha_check on the common dtype."""
-    if type(alpha) is bool:
-        if dtype.kind != "b":
-            raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    elif isinstance(alpha, float) and dtype.kind in "iub":
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
-                           "point number.")
-    elif isinstance(alpha, complex) and dtype.kind != "c":
-        raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
-                           "complex number.")
-
-
-def _scaled(xp, other, alpha, dtype):
-    _check_alpha(dtype, alpha)
-    if alpha is True:
-        return other
-    if dtype.kind in "iu":
-        alpha = xp.asarray(alpha).astype(dtype)   # wraps around, as torch's C cast (uint8: -1)
-    return xp.multiply(other, alpha, dtype=dtype)
-
-
-@defop("add.Tensor", node="AddBackward0", inputs=("self", "other"), variants=ALL,
-       pointwise=True)
-def add(xp, self, other, *, alpha=1):
-    if alpha != 1 or type(alpha) is not int:
-        other = _scaled(xp, other, alpha, _dtype(self, other))
-    return xp.add(self, other)
-
-
-@defop("sub.Tensor", node="SubBackward0", inputs=("self", "other"), variants=(),
-       pointwise=True, public="sub")
-def sub_tensor(xp, self, other, *, alpha=1):
-    if alpha != 1 or type(alpha) is not int:
-        other = _scaled(xp, other, alpha, _dtype(self, other))
-    return xp.subtract(self, other)
-
-
-def _rsub(xp, self, other, alpha):
-    if alpha != 1 or type(alpha) is not int:
-        self = _scaled(xp, self, alpha, _dtype(self, other))
-    return xp.subtract(other, self)
-
-
-@defop("rsub.Tensor", node="RsubBackward0", inputs=("self", "other"), variants=(),
-       pointwise=True, public="rsub")
-def rsub_tensor(xp, self, other, *, alpha=1):
-    return _rsub(xp, self, other, alpha)
-
-
-@defop("rsub.Scalar", node="RsubBackward1", inputs=("self", "other"), variants=(),
-       pointwise=True, public="rsub")
-def rsub_scalar(xp, self, other, alpha=1):
-    return _rsub(xp, self, other, alpha)
-
-
-def _is_bool(value) -> bool:
-    d = getattr(value, "dtype", None)
-    return d is D.bool_ if d is not None else type(value) is bool
-
-
-def _sub_check(self, other) -> None:
-    """torch's sub_check, on the inputs' own dtypes. See Note [Checks on the inputs' own dtypes]."""
-    a, b = _is_bool(self), _is_bool(other)
-    if a and b:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
-    if a or b:
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
-
-
-def sub(input, other, *, alpha=1, out=None):
-    """``input - alpha * other``."""
-    _sub_check(input, other)
-    if out is None and alpha == 1 and type(alpha) is int:
-        return sub_tensor(input, other)
-    kw = {"alpha": alpha} if out is None else {"alpha": alpha, "out": out}
-    return sub_tensor(input, other, **kw)
-
-
-def sub_(self, other, *, alpha=1):
-    _sub_check(self, other)
-    return sub_tensor.call_inplace(self, other, alpha=alpha)
-
-
-def rsub(input, other, *, alpha=1):
-    """``other - alpha * input`` (what ``2 - x`` runs)."""
-    _sub_check(input, other)
-    spec = rsub_tensor if isinstance(other, _tensor_cls()) else rsub_scalar
-    if alpha == 1 and type(alpha) is int:
-        return spec(input, other)
-    return spec(input, other, alpha=alpha)
-
-
-@defop("mul.Tensor", node="MulBackward0", inputs=("self", "other"), variants=ALL,
-       pointwise=True)
-def mul(xp, self, other):
-    return xp.multiply(self, other)
-
-
-# -- division ----------------------------------------------------------------------------------
-def _check_int_divisor(xp, other) -> None:
-    if not xp.all(other):
-        raise RuntimeError("ZeroDivisionError")
-
-
-@defop("div.Tensor", node="DivBackward0", promote=Promote.INT_TO_FLOAT,
-       inputs=("self", "other"), variants=(), public="div", pointwise=True)
-def div_true(xp, self, other):
-    return xp.true_divide(self, other)
-
-
-def _floor_div(xp, self, other, kernel_name):
-    """Python-style floor division (NumPy's floor_divide is torch's div_floor for floats)."""
-    dt = _dtype(self, other)
-    if dt.kind in "bc":
-        raise _not_implemented(kernel_name, dt)
-    if dt.kind in "iu":
-        _check_int_divisor(xp, other)
-    return xp.floor_divide(self, other)
-
-
-def _trunc_div(xp, self, other):
-    dt = _dtype(self, other)
-    if dt.kind in "bc":
-        raise _not_implemented("div_trunc_cpu", dt)
-    if dt.kind == "f":
-        return xp.trunc(xp.true_divide(self, other))
-    _check_int_divisor(xp, other)
-    q = xp.floor_divide(self, other)
-    if dt.kind == "u":
-        return q
-    # C truncation: one more than the floor where the division is inexact and signs differ
-    inexact = xp.not_equal(xp.remainder(self, other), 0)
-    return q + (inexact & xp.not_equal(xp.less(self, 0), xp.less(other, 0))).astype(dt)
-
-
-@defop("div.Tensor_mode", node="DivBackward2", inputs=("self", "other"), variants=(),
-       public="div", pointwise=True)
-def div_mode(xp, self, other, *, rounding_mode):
-    if rounding_mode == "floor":
-        return _floor_div(xp, self, other, "div_floor_cpu")
-    return _trunc_div(xp, self, other)
-
-
-def _div_spec(rounding_mode):
-    if rounding_mode is None:
-        return div_true, {}
-    if rounding_mode not in ("trunc", "floor"):
-        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-                           f"but found '{rounding_mode}'")
-    return div_mode, {"rounding_mode": rounding_mode}
-
-
-def div(input, other, *, rounding_mode=None, out=None):
-    """Divide ``input`` by ``other``; ``rounding_mode`` None (true), 'trunc' or 'floor'."""
-    if rounding_mode is None and out is None:
-        return div_true(input, other)
-    spec, kw = _div_spec(rounding_mode)
-    if out is not None:
-        kw["out"] = out
-    return spec(input, other, **kw)
-
-
-def div_(self, other, *, rounding_mode=None):
-    spec, kw = _div_spec(rounding_mode)
-    return spec.call_inplace(self, other, **kw)
-
-
-def true_divide(input, other, *, out=None):
-    """``div`` without rounding: integers divide to the default float dtype."""
-    return _call(div_true, (input, other), out)
-
-
-def true_divide_(self, other):
-    return div_true.call_inplace(self, other)
-
-
-# torch's floor_divide has no derivative formula: its grad_fn is a "NotImplemented" node.
-@defop("floor_divide", node="NotImplemented", inputs=("self", "other"), variants=ALL,
-       pointwise=True)
-def floor_divide(xp, self, other):
-    return _floor_div(xp, self, other, "div_floor_cpu")
-
-
-def _remainder(xp, self, other):
-    dt = _dtype(self, other)
-    if dt.kind in "bc":
-        raise _not_implemented("remainder_cpu", dt)
-    if dt.kind in "iu":
-        _check_int_divisor(xp, other)
-    return xp.remainder(self, other)
-
-
-@defop("remainder.Tensor", node="RemainderBackward1", inputs=("self", "other"), variants=(),
-       public="remainder", pointwise=True)
-def remainder_tensor(xp, self, other):
-    return _remainder(xp, self, other)
-
-
-@defop("remainder.Scalar", node="RemainderBackward0", inputs=("self", "other"), variants=(),
-       public="remainder", pointwise=True)
-def remainder_scalar(xp, self, other):
-    return _remainder(xp, self, other)
-
-
-@defop("remainder.Scalar_Tensor", node="NotImplemented", inputs=("self", "other"),
-       variants=(), public="remainder", pointwise=True)
-def remainder_scalar_tensor(xp, self, other):
-    return _remainder(xp, self, other)
-
-
-def _remainder_spec(input, other):
-    Tensor = _tensor_cls()
-    if not isinstance(input, Tensor):
-        return remainder_scalar_tensor
-    return remainder_tensor if isinstance(other, Tensor) else remainder_scalar
-
-
-def remainder(input, other, *, out=None):
-    """Python's modulus: the result has the sign of the divisor."""
-    return _call(_remainder_spec(input, other), (input, other), out)
-
-
-def remainder_(self, other):
-    return _remainder_spec(self, other).call_inplace(self, other)
-
-
-# -- unary sign ops ---------------------------------------------------------------------------
-@defop("neg", node="NegBackward0", variants=ALL, scalars=(), pointwise=True)
-def neg(xp, self):
-    if self.dtype.kind == "b":
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
-                           "you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
-    return xp.negative(self)
-
-
 def _require_tensor(name, input):
     if not isinstance(input, _tensor_cls()):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
 
 
-def positive(input):
-    """Returns ``input`` itself (torch returns the same tensor object)."""
-    _require_tensor("positive", input)
-    if input.dtype is D.bool_:
-        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
-    return input
-
-
-@defop("abs", node="AbsBackward0", promote=Promote.COMPLEX_TO_FLOAT, variants=(),
-       scalars=(), pointwise=True, public="abs")
-def abs_spec(xp, self):
-    if self.dtype.kind == "b":
-        raise _not_implemented("abs_cpu", self.dtype)
-    return xp.abs(self)
-
-
-def abs(input, *, out=None):
-    """Absolute value; complex inputs give their real dtype."""
-    if out is None:
-        return abs_spec(input)
-    if isinstance(input, _tensor_cls()) and input.is_complex() and not out.is_complex():
-        # torch computes into a fresh tensor and copies it into a contiguous out
-        from ._registry import _write_out
-        result = abs_spec(input)._data
-        return _write_out(abs_spec, out, result if result.flags.c_contiguous else result.copy())
-    return abs_spec(input, out=out)
-
-
-def abs_(self):
-    if self.is_complex():
-        raise RuntimeError("In-place abs is not supported for complex tensors.")
-    return abs_spec.call_inplace(self)
-
-
-# -- pow: three overloads, as torch ------------------------------------------------------------
-def _int_pow(xp, base, exponent):
-    """Integer power where negative exponents give torch's values (1, ±1 or 0), not an error."""
-    negative = xp.less(exponent, 0)
-    if not xp.any(negative):
-        return xp.power(base, exponent)
-    safe = xp.power(base, xp.where(negative, 0, exponent).astype(_dtype(exponent)))
-    odd = xp.not_equal(xp.remainder(exponent, 2), 0)
-    special = xp.where(xp.equal(base, 1), 1,
-                       xp.where(xp.equal(base, -1), xp.where(odd, -1, 1), 0))
-    return xp.where(negative, special, safe).astype(safe.dtype)
-
-
-def _pow(xp, base, exponent):
-    dt = _dtype(base, exponent)
-    if dt.kind == "b":
-        raise _not_implemented("pow", dt)
-    if dt.kind in "iu" and getattr(exponent, "ndim", None) is not None:
-        return _int_pow(xp, base, exponent)
-    return xp.power(base, exponent)
-
-
-@defop("pow.Tensor_Scalar", node="PowBackward0", inputs=("self", "exponent"), variants=(),
-       public="pow", pointwise=True)
-def pow_tensor_scalar(xp, self, exponent):
-    if self.dtype.kind == "b":           # bool ** True / bool ** False: torch's shortcuts
-        if exponent == 0:
-            return xp.ones_like(self)
-        if exponent == 1:
-            return self.copy()
-    if self.dtype.kind in "iu" and not isinstance(exponent, float) and exponent < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return _pow(xp, self, exponent)
-
-
-@defop("pow.Tensor_Tensor", node="PowBackward1", inputs=("self", "exponent"), variants=(),
-       public="pow", pointwise=True)
-def pow_tensor_tensor(xp, self, exponent):
-    return _pow(xp, self, exponent)
-
-
-@defop("pow.Scalar", node="PowBackward2", inputs=("self", "exponent"), variants=(),
-       public="pow", pointwise=True)
-def pow_scalar(xp, self, exponent):
-    return _pow(xp, self, exponent)
-
-
-def _pow_spec(input, exponent):
-    Tensor = _tensor_cls()
-    if not isinstance(input, Tensor):
-        return pow_scalar
-    return pow_tensor_tensor if isinstance(exponent, Tensor) else pow_tensor_scalar
-
-
-# c10's names for integer types, as its scalar-overflow message prints them
-_C10_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-                  "int64": "int64_t"}
-
-
-def _check_int_exponent(input, exponent) -> None:
-    """torch's checks of a Python int exponent on an integer tensor, before any cast."""
-    if type(exponent) is not int or not isinstance(input, _tensor_cls()):
-        return
-    d = input.dtype
-    if d.is_floating_point or d.is_complex:
-        return
-    if exponent < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-    if d is not D.bool_ and exponent > _int_max(d):
-        raise RuntimeError(f"value cannot be converted to type {_C10_INT_NAMES[d.name]} "
-                           "without overflow")
-
-
-def _int_max(d) -> int:
-    return (1 << (8 * d.itemsize - (0 if d.name == "uint8" else 1))) - 1
-
-
-def pow(input, exponent, *, out=None):
-    """``input ** exponent``; either side may be a Python number."""
-    _check_int_exponent(input, exponent)
-    return _call(_pow_spec(input, exponent), (input, exponent), out)
-
-
-def pow_(self, exponent):
-    _check_int_exponent(self, exponent)
-    return _pow_spec(self, exponent).call_inplace(self, exponent)
-
-
 # -- unary math --------------------------------------------------------------------------------
 @defop("exp", node="ExpBackward0", promote=Promote.INT_TO_FLOAT, variants=ALL, scalars=(),
-       pointwise=True)
+       saves=("result",), pointwise=True)
 def exp(xp, self):
     return xp.exp(self)
 
 
+@exp.backward
+def _(ctx, grad):
+    result, = ctx.saved_tensors
+    return grad * result
+
+
 @defop("log", node="LogBackward0", promote=Promote.INT_TO_FLOAT, variants=ALL, scalars=(),
-       pointwise=True)
+       saves=("self",), pointwise=True)
 def log(xp, self):
     return xp.log(self)
 
 
+@log.backward
+def _(ctx, grad):
+    self, = ctx.saved_tensors
+    return grad / self
+
+
 @defop("sqrt", node="SqrtBackward0", promote=Promote.INT_TO_FLOAT, variants=ALL, scalars=(),
-       pointwise=True)
+       saves=("result",), pointwise=True)
 def sqrt(xp, self):
     return xp.sqrt(self)
 
 
+@sqrt.backward
+def _(ctx, grad):
+    result, = ctx.saved_tensors
+    return grad / (2 * result)    # inf at 0, as torch
+
+
+@defop("reciprocal", node="ReciprocalBackward0", promote=Promote.INT_TO_FLOAT, variants=ALL,
+       scalars=(), saves=("result",), pointwise=True)
+def reciprocal(xp, self):
+    return xp.reciprocal(self)
+
+
+@reciprocal.backward
+def _(ctx, grad):
+    result, = ctx.saved_tensors
+    return -grad * (result * result)
+
+
+def _rdiv(self, other):
+    """``other / self`` for a number `other`: torch's Tensor.__rdiv__ (reciprocal, then mul)."""
+    try:
+        return reciprocal(self) * other
+    except TypeError:
+        return NotImplemented   # as torch: Python then raises its "unsupported operand" error
+
+
+def _signum(xp, x):
+    """(0 < x) - (x < 0), as torch computes sign: 0 for NaN and for -0.0."""
+    return xp.subtract(xp.greater(x, 0), xp.less(x, 0), dtype=x.dtype)
+
+
+@defop("sign", node="SignBackward0", promote=Promote.NONE, variants=ALL, scalars=(),
+       pointwise=True)
+def sign(xp, self):
+    if self.dtype.kind == "c":
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
+                                  "numbers. Please use torch.sgn instead.")
+    return self.copy() if self.dtype.kind == "b" else _signum(xp, self)
+
+
+@sign.backward
+def _(ctx, grad):
+    return zeros_like(grad)
+
+
+@defop("sgn", node="SgnBackward0", promote=Promote.NONE, variants=ALL, scalars=(),
+       saves=("self", "result"), pointwise=True)   # torch's complex formula needs them
+def sgn(xp, self):
+    if self.dtype.kind == "c":    # z / |z|, 0 at 0
+        magnitude = xp.abs(self)
+        return xp.where(magnitude == 0, 0, self / xp.where(magnitude == 0, 1, magnitude))
+    return self.copy() if self.dtype.kind == "b" else _signum(xp, self)
+
+
+@sgn.backward
+def _(ctx, grad):
+    return zeros_like(grad)   # real inputs only (complex autograd is not supported)
+
+
 # -- comparisons and logical ops ---------------------------------------------------------------
+def _zero_grads(ctx, grad):
+    """A piecewise-constant op: zero for every input with an edge."""
+    zero = zeros_like(grad)
+    return tuple(zero for _ in ctx.next_functions)
+
+
 def _comparison(name, ufunc_name, ordered):
-    # the .Tensor overload serves Python numbers too (torch wraps them as 0-dim tensors)
-    @defop(f"{name}.Tensor", node=None, promote=Promote.ALWAYS_BOOL, inputs=("self", "other"),
-           variants=ALL, public=name, scalars=("other",), pointwise=True)
-    def cmp(xp, self, other):
+    """``eq``… and their in-place forms.
+
+    Out of place, the bool result has no grad_fn, so one primitive serves tensors and numbers
+    alike (torch wraps numbers as 0-dim tensors). In place on a floating tensor, the result does
+    have a node, and torch's differs by overload: ``x.eq_(y)`` EqBackward1 with an edge for
+    each operand, ``x.eq_(2)`` EqBackward0 with one; the derivative is zero.
+    """
+    def kernel(xp, self, other):
         if ordered:
             dt = _dtype(self, other)
             if dt.kind == "c":
                 raise _not_implemented(f"{name}_cpu", dt)
         return getattr(xp, ufunc_name)(self, other)
+
+    common = dict(promote=Promote.ALWAYS_BOOL, inputs=("self", "other"), pointwise=True)
+    cmp = defop(f"{name}.Tensor", node=None, variants=NO_INPLACE, public=name,
+                scalars=("other",), **common)(kernel)
+    title = name.capitalize()
+    in_place_tensor = defop(f"{name}_.Tensor", node=f"{title}Backward1", variants=(),
+                            scalars=(), **common)(kernel)
+    in_place_scalar = defop(f"{name}_.Scalar", node=f"{title}Backward0", variants=(),
+                            differentiable=("self",), **common)(kernel)
+    in_place_tensor.backward(_zero_grads)
+    in_place_scalar.backward(_zero_grads)
+
+    def in_place(self, other):
+        spec = in_place_tensor if isinstance(other, _tensor_cls()) else in_place_scalar
+        return spec.call_inplace(self, other)
+
+    in_place.__name__ = name + "_"
+    METHODS[name + "_"] = INPLACE[name + "_"] = in_place
     return cmp
 
 
@@ -538,8 +269,8 @@ _WHERE_UINT8 = ("where received a uint8 condition tensor. This behavior is depre
 
 
 @defop("where.self", node="WhereBackward0", inputs=("condition", "self", "other"),
-       variants=("out",), nopromote=("condition",), public="where",
-       scalars=("self", "other"), pointwise=True)
+       variants=("out",), nopromote=("condition",), differentiable=("self", "other"),
+       saves=("condition",), public="where", scalars=("self", "other"), pointwise=True)
 def where_self(xp, condition, self, other):
     if condition.dtype == xp.uint8:
         _warn_once(_WHERE_UINT8)
@@ -548,6 +279,14 @@ def where_self(xp, condition, self, other):
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {D.from_np(condition.dtype)._legacy}")
     return xp.where(condition, self, other)
+
+
+@where_self.backward
+def _(ctx, grad):
+    condition, = ctx.saved_tensors
+    need_self, need_other = ctx.needs_input_grad
+    return (where_self(condition, grad, 0.0) if need_self else None,
+            where_self(condition, 0.0, grad) if need_other else None)
 
 
 def where(condition, input=None, other=None, *, out=None):
@@ -591,18 +330,51 @@ def _clamp(xp, x, lo, hi):
     return x
 
 
+# number bounds get no edge: see Note [Which inputs get an edge] in arithmetic.py
 @defop("clamp", node="ClampBackward1", inputs=("self", "min", "max"), variants=(),
-       scalars=("min", "max"), pointwise=True)
+       differentiable=("self",), saves=("self", "min", "max"), scalars=("min", "max"),
+       pointwise=True)
 def clamp_scalar(xp, self, min=None, max=None):
     _clamp_check(xp, self, min, max, "clamp{}_scalar_cpu")
     return _clamp(xp, self, min, max)
 
 
+def _inside(self, min, max):
+    """Where clamp passes the gradient to `self`: the bounds themselves included (torch)."""
+    if min is None:
+        return self <= max
+    if max is None:
+        return self >= min
+    return (self >= min) & (self <= max)
+
+
+@clamp_scalar.backward
+def _(ctx, grad):
+    self, min, max = ctx.saved_tensors
+    return where_self(_inside(self, min, max), grad, 0.0)
+
+
 @defop("clamp.Tensor", node="ClampBackward0", inputs=("self", "min", "max"), variants=(),
-       scalars=(), public="clamp", pointwise=True)
+       saves=("self", "min", "max"), scalars=(), public="clamp", pointwise=True)
 def clamp_tensor(xp, self, min=None, max=None):
     _clamp_check(xp, self, min, max, "clamp{}_cpu")
     return _clamp(xp, self, min, max)
+
+
+@clamp_tensor.backward
+def _(ctx, grad):
+    self, min, max = ctx.saved_tensors
+    need_self, need_min, need_max = ctx.needs_input_grad
+    grad_self = where_self(_inside(self, min, max), grad, 0.0) if need_self else None
+    # below min (when min < max) the gradient goes to min; above max (or min > max) to max
+    grad_min = grad_max = None
+    if need_min:
+        below = self < min if max is None else (self < min) & (min < max)
+        grad_min = where_self(below, grad, 0.0)
+    if need_max:
+        above = self > max if min is None else (self > max) | (max < min)
+        grad_max = where_self(above, grad, 0.0)
+    return grad_self, grad_min, grad_max
 
 
 def _clamp_spec(min, max):
@@ -635,18 +407,26 @@ def clamp_(self, min=None, max=None):
     return spec.call_inplace(self, min, max)
 
 
-def _minmax(name, ufunc_name):
+def _minmax(name, ufunc_name, loses):
     @defop(name, node=f"{name.capitalize()}Backward0", inputs=("self", "other"),
-           variants=NO_INPLACE, scalars=(), pointwise=True)
+           variants=NO_INPLACE, saves=("self", "other"), scalars=(), pointwise=True)
     def op(xp, self, other):
         if self.dtype.kind == "c":
             raise RuntimeError(f"{name} not implemented for complex tensors.")
         return getattr(xp, ufunc_name)(self, other)
+
+    @op.backward
+    def _(ctx, grad):
+        self, other = ctx.saved_tensors
+        need_self, need_other = ctx.needs_input_grad
+        shared = where_self(self == other, grad / 2, grad)    # ties split the gradient
+        return (where_self(loses(self, other), 0.0, shared) if need_self else None,
+                where_self(loses(other, self), 0.0, shared) if need_other else None)
     return op
 
 
-maximum = _minmax("maximum", "maximum")
-minimum = _minmax("minimum", "minimum")
+maximum = _minmax("maximum", "maximum", lambda a, b: a < b)
+minimum = _minmax("minimum", "minimum", lambda a, b: a > b)
 
 
 # -- real / imag ---------------------------------------------------------------------------------
@@ -672,10 +452,20 @@ def real_complex(xp, self):
     return _complex_part(xp, self, 0)
 
 
+@real_complex.backward
+def _(ctx, grad):
+    return grad                  # the engine casts it to the complex dtype: grad + 0j
+
+
 @defop("imag", node="SelectBackward0", promote=Promote.COMPLEX_TO_FLOAT, variants=(),
        scalars=())
 def imag_complex(xp, self):
     return _complex_part(xp, self, 1)
+
+
+@imag_complex.backward
+def _(ctx, grad):
+    return grad * 1j
 
 
 def real(input):
@@ -692,14 +482,40 @@ def imag(input):
     return imag_complex(input)
 
 
-for _name, _fn in (("sub", sub), ("div", div), ("true_divide", true_divide), ("pow", pow),
-                   ("abs", abs), ("remainder", remainder), ("clamp", clamp), ("clip", clamp),
-                   ("positive", positive)):
+for _name, _fn in (("clamp", clamp), ("clip", clamp)):
     FUNCTIONS[_name] = METHODS[_name] = _fn
-for _name, _fn in (("rsub", rsub), ("where", where), ("real", real), ("imag", imag)):
+for _name, _fn in (("where", where), ("real", real), ("imag", imag)):
     FUNCTIONS[_name] = _fn
-for _name, _fn in (("sub_", sub_), ("div_", div_), ("true_divide_", true_divide_),
-                   ("pow_", pow_), ("remainder_", remainder_), ("clamp_", clamp_),
-                   ("clip_", clamp_), ("abs_", abs_)):
+for _name, _fn in (("clamp_", clamp_), ("clip_", clamp_)):
     METHODS[_name] = INPLACE[_name] = _fn
 METHODS["where"] = _where_method
+METHODS["__rdiv__"] = _rdiv
+
+
+
+# -- whole-tensor comparisons ----------------------------------------------------------------
+@defop("isclose", node=None, promote=Promote.ALWAYS_BOOL, inputs=("self", "other"),
+       variants=("function", "method"), scalars=())
+def isclose(xp, self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return xp.isclose(self, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    """True when every element of ``input`` is close to ``other`` (see ``isclose``)."""
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def equal(input, other) -> bool:
+    """True when both tensors have the same shape and equal elements (NaN is never equal)."""
+    Tensor = _tensor_cls()
+    for i, (name, v) in enumerate((("input", input), ("other", other))):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"equal(): argument '{name}' (position {i + 1}) must be Tensor, "
+                            f"not {type(v).__name__}")
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return bool(eq(input, other)._data.all())
+
+
+for _fn in (allclose, equal):
+    FUNCTIONS[_fn.__name__] = METHODS[_fn.__name__] = _fn

@@ -63,28 +63,56 @@ def _fma(a, b, c, residual=False):
     elements are recomputed exactly. With `residual`, also returns the sign-exact remainder
     (a*b + c) - r, which ``_fma32`` needs.
     """
-    a, b, c = xp.broadcast_arrays(xp.asarray(a, _f64), xp.asarray(b, _f64),
-                                  xp.asarray(c, _f64))
+    a, b, c = xp.asarray(a, _f64), xp.asarray(b, _f64), xp.asarray(c, _f64)
     p, e = _two_prod(a, b)
     s, t = _two_sum(p, c)
     z, w = _two_sum(t, e)
     r, q = _two_sum(s, z)
-    with xp.errstate(all="ignore"):
-        close = (w != 0) & (xp.abs(xp.abs(q) - xp.spacing(xp.abs(r)) / 2) <= xp.abs(w))
-        bad = ~xp.isfinite(r)
-        rest = q + w
+    rest = q + w
+    # the midpoint on q's side of r (below a power of two the gap is half the one above)
+    half = xp.abs(xp.nextafter(r, xp.where(q < 0, -xp.inf, xp.inf)) - r) / 2
+    close = (w != 0) & (xp.abs(xp.abs(q) - half) <= xp.abs(w))
+    bad = ~xp.isfinite(r)
     if bad.any():                # the split overflowed: plain arithmetic is as good here
         r = xp.where(bad, a * b + c, r)
         rest = xp.where(bad, 0.0, rest)
     if close.any():
         from fractions import Fraction
-        r = xp.array(r, copy=True)
-        rest = xp.array(rest, copy=True)
-        for i in zip(*xp.nonzero(close)):
+        a, b, c = xp.broadcast_arrays(a, b, c)
+        r = xp.array(xp.broadcast_to(r, a.shape), copy=True)
+        rest = xp.array(xp.broadcast_to(rest, a.shape), copy=True)
+        for i in zip(*xp.nonzero(xp.broadcast_to(close, a.shape))):
             exact = Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i]))
             r[i] = float(exact)
             rest[i] = float(exact - Fraction(float(r[i])))
     return (r, rest) if residual else r
+
+
+def _lowest_bit(x: float) -> int:
+    """The exponent of the lowest set bit of a finite non-zero double."""
+    m, e = math.frexp(x)
+    mant = int(abs(m) * 2 ** 53)
+    return e - 53 + (mant & -mant).bit_length() - 1
+
+
+def _exact_progression(start: float, step: float, n: int) -> bool:
+    """True when every ``start + step * i`` (0 <= i < n), and every partial sum the kernels
+    form, is exact in double: then plain arithmetic equals the fused one."""
+    if not (math.isfinite(start) and math.isfinite(step)):
+        return False
+    nonzero = [v for v in (start, step) if v != 0]
+    if not nonzero:
+        return True
+    q = min(_lowest_bit(v) for v in nonzero)
+    return abs(start) + abs(step) * n < 2.0 ** (52 + q)
+
+
+def _fma_plain(a, b, c, residual=False):
+    return a * xp.asarray(b, _f64) + c
+
+
+def _fma32_plain(a, b, c):
+    return (a * xp.asarray(b, _f64) + c).astype(xp.float32)
 
 
 def _fma32(a, b, c):
@@ -134,6 +162,8 @@ def _arange_size(d, s, e, st, vals):
 
 def _vector_values(start, step, n, np_dtype, acc32=False):
     """The floating arange values of the AVX2 kernel. See Note [Range factory values]."""
+    exact = _exact_progression(start, step, n)
+    fma, fma32 = (_fma_plain, _fma32_plain) if exact else (_fma, _fma32)
     lanes = 32 // np_dtype.itemsize
     i = xp.arange(n)
     nfull = (n // (2 * lanes)) * (2 * lanes)
@@ -141,10 +171,12 @@ def _vector_values(start, step, n, np_dtype, acc32=False):
     j = (i - k).astype(_f64)
     k = k.astype(_f64)
     if acc32:                    # half accumulates in float
-        base = _fma32(step, k, start).astype(np_dtype)
-        return _fma32(j, step, base.astype(_f64)).astype(np_dtype)
-    base = _fma(step, k, start).astype(np_dtype).astype(_f64)
-    return _fma(j, step, base).astype(np_dtype)
+        base = fma32(step, k, start).astype(np_dtype)
+        return fma32(j, step, base.astype(_f64)).astype(np_dtype)
+    if exact and np_dtype.itemsize == 8:
+        return start + step * xp.arange(n, dtype=_f64)
+    base = fma(step, k, start).astype(np_dtype).astype(_f64)
+    return fma(j, step, base).astype(np_dtype)
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
@@ -154,6 +186,9 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if end is None:
         start, end = 0, start
         names = (("end", 1, end),)
+        if type(end) is int and dtype is None and out is None and device is None \
+                and not requires_grad and 0 <= end < 2 ** 63:
+            return finish(fresh(xp.arange(end, dtype=xp.int64)))    # arange(n): the common case
     else:
         names = (("start", 1, start), ("end", 2, end), ("step", 3, step))
     for name, pos, v in names:
@@ -236,7 +271,12 @@ def _linspace_values(s, e, n, d):
         step = (e - s) / d.np.type(n - 1)
         return xp.where(first, s + step * i.astype(d.np), e - step * back.astype(d.np))
     step = (e - s) / d.np.type(n - 1)
-    fma = _fma32 if d is D.float32 else _fma
+    exact = _exact_progression(float(s), float(step), n) and \
+        _exact_progression(float(e), float(step), n)
+    if exact:
+        fma = _fma32_plain if d is D.float32 else _fma_plain
+    else:
+        fma = _fma32 if d is D.float32 else _fma
     return xp.where(first, fma(step, i, s), fma(-step, back, e)).astype(d.np)
 
 

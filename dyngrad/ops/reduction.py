@@ -1,9 +1,12 @@
-"""Reductions: sum and mean (more in the op library issue).
+"""Reductions: sum and mean (more in the op library issue), each with its derivative.
 
 torch has two overloads of each: ``sum(input, *, dtype)`` over everything (``SumBackward0``)
 and ``sum(input, dim, keepdim=False, *, dtype)`` (``SumBackward1``), chosen by whether ``dim``
 is passed at all (``dim=None`` passed explicitly picks the second). The public functions below
 keep that distinction with a sentinel.
+
+The derivatives save no tensor, only the input's shape (``_saved_self_sym_sizes``): the gradient
+is the output's gradient expanded back over the reduced dims (divided by their size for mean).
 """
 from __future__ import annotations
 
@@ -43,15 +46,40 @@ def _sum(xp, x, axes, keepdim, dtype):
     return total if acc is None else total.astype(x.dtype)
 
 
+def sum_backward(grad, sizes, dim, keepdim):
+    """torch's sum_backward: unsqueeze the reduced dims (unless kept), expand to `sizes`."""
+    if not keepdim and sizes:
+        for d in sorted(_dims(dim, len(sizes)) or ()):
+            grad = grad.unsqueeze(d)
+    return grad.expand(sizes)
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
 @defop("sum", node="SumBackward0", promote=Promote.SUM_TO_LONG, variants=(), scalars=())
 def sum_all(xp, self, *, dtype=None):
     return _sum(xp, self, None, False, dtype)
+
+
+@sum_all.backward
+def _(ctx, grad):
+    return grad.expand(ctx.self_shape)
 
 
 @defop("sum.dim_IntList", node="SumBackward1", promote=Promote.SUM_TO_LONG, variants=(),
        public="sum", scalars=())
 def sum_dim(xp, self, dim, keepdim=False, *, dtype=None):
     return _sum(xp, self, _dims(dim, self.ndim), keepdim, dtype)
+
+
+@sum_dim.backward
+def _(ctx, grad):
+    return sum_backward(grad, ctx.self_shape, ctx.dim, ctx.keepdim)
 
 
 def sum(input, dim=_NO_DIM, keepdim=False, *, dtype=None, out=None):
@@ -96,10 +124,28 @@ def mean_all(xp, self, *, dtype=None):
     return _mean(xp, self, None, False, dtype)
 
 
+@mean_all.backward
+def _(ctx, grad):
+    return grad.expand(ctx.self_shape) / ctx._saved_self_sym_numel
+
+
 @defop("mean.dim", node="MeanBackward1", promote=Promote.NONE, variants=(), public="mean",
        scalars=())
 def mean_dim(xp, self, dim, keepdim=False, *, dtype=None):
     return _mean(xp, self, _dims(dim, self.ndim), keepdim, dtype)
+
+
+@mean_dim.backward
+def _(ctx, grad):
+    sizes = ctx.self_shape
+    dims = _dims(ctx.dim, len(sizes))
+    count = _numel(sizes) if dims is None else _numel(sizes[d] for d in dims)
+    return sum_backward(grad, sizes, ctx.dim, ctx.keepdim) / count
+
+
+# torch's MeanBackward nodes also show the input's element count
+for _spec in (mean_all, mean_dim):
+    _spec.node_cls._saved_self_sym_numel = property(lambda ctx: _numel(ctx.self_shape))
 
 
 def mean(input, dim=_NO_DIM, keepdim=False, *, dtype=None, out=None):

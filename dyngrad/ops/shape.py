@@ -1,5 +1,6 @@
 """View and shape ops: view/reshape, transpose/permute, expand, squeeze/unsqueeze, select/slice,
-narrow, split/chunk/unbind, diagonal, unfold, as_strided, movedim, plus clone/contiguous/resize_.
+narrow, diagonal, unfold, as_strided, movedim, plus clone/contiguous. (split/chunk/unbind are in
+split.py, the in-place view ops and resize_ in shape_inplace.py.)
 
 A view kernel maps the input's geometry ``(shape, stride, storage_offset)`` (in elements) to the
 output's; the dispatcher (``_run_view``) makes the tensor that shares storage and version counter.
@@ -10,6 +11,10 @@ with torch's, size-0 and size-1 dims included.
 The view primitives are declared with no variants and called positionally by small public
 functions with torch's signatures (``x.view(2, 3)``, ``x.view((2, 3))``, ``torch.permute(x,
 dims)``), which parse the sizes once.
+
+Each primitive's derivative follows it: the re-shaping views apply the inverse view to the
+gradient; the views that select part of their input scatter it back (see Note [View backward
+as a scatter] in view_backward.py).
 """
 from __future__ import annotations
 
@@ -88,9 +93,19 @@ def _view(geom, size):
     return size, new_stride, offset
 
 
+@_view.backward
+def _(ctx, grad):
+    return reshape(grad, ctx.self_shape)
+
+
 @defop("alias", node="AliasBackward0", view=True, variants=())
 def alias(geom):
     return geom
+
+
+@alias.backward
+def _(ctx, grad):
+    return grad
 
 
 @defop("_unsafe_view", node="UnsafeViewBackward0", promote=Promote.NONE, variants=())
@@ -100,6 +115,22 @@ def _unsafe_view(xp, self, size):
     if out.size == 0:   # NumPy gives empty arrays 0 strides, torch contiguous ones
         out = _npb.strided(out, size, contiguous_strides(size), 0)
     return out
+
+
+@_unsafe_view.backward
+def _(ctx, grad):
+    return reshape(grad, ctx.self_shape)
+
+
+@defop("_reshape_alias", node="ReshapeAliasBackward0", view=True, variants=())
+def _reshape_alias(geom, size, stride):
+    """``reshape`` of a non-contiguous tensor that a view can serve (strides precomputed)."""
+    return tuple(size), tuple(stride), geom[2]
+
+
+@_reshape_alias.backward
+def _(ctx, grad):
+    return reshape(grad, ctx.self_shape)
 
 
 def _view_error_args(args):
@@ -172,9 +203,12 @@ def reshape(input, *args, shape=None):
     """Same data in another shape: a view when ``view`` could make one, else a copy."""
     shape = _int_tuple("reshape", "shape", args if shape is None else (shape,))
     size = infer_size(shape, input._data.size)
-    if compute_stride(input._data.shape, input.stride(), size) is not None:
+    stride = compute_stride(input._data.shape, input.stride(), size)
+    if stride is None:
+        return _unsafe_view(clone(input, memory_format=_memory_formats()[0]), size)
+    if input.is_contiguous():
         return _view(input, size)
-    return _unsafe_view(clone(input, memory_format=_memory_formats()[0]), size)
+    return _reshape_alias(input, size, stride)   # torch's node differs: ReshapeAliasBackward0
 
 
 def view_as(self, other):
@@ -237,6 +271,11 @@ def _transpose(geom, dim0, dim1):
     return tuple(shape), tuple(stride), offset
 
 
+@_transpose.backward
+def _(ctx, grad):
+    return _transpose(grad, ctx.dim0, ctx.dim1)
+
+
 def transpose(input, dim0: int, dim1: int):
     """Swap dims ``dim0`` and ``dim1`` (a view)."""
     return _transpose(input, dim0, dim1)
@@ -263,6 +302,11 @@ def _t(geom):
     return _t_geom(geom)
 
 
+@_t.backward
+def _(ctx, grad):
+    return _t(grad)
+
+
 def t(input):
     """Transpose of a matrix; 0-d and 1-d tensors are returned as views of themselves."""
     return _t(input)
@@ -280,6 +324,15 @@ def _permute(geom, dims):
     if len(set(dims)) != nd:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     return tuple(shape[d] for d in dims), tuple(stride[d] for d in dims), offset
+
+
+@_permute.backward
+def _(ctx, grad):
+    nd = len(ctx.dims)
+    inverse = [0] * nd
+    for i, d in enumerate(ctx.dims):
+        inverse[canonical_dim(d, nd)] = i
+    return _permute(grad, tuple(inverse))
 
 
 def permute(input, *args, dims=None):
@@ -327,6 +380,14 @@ def _expand(geom, size, type_name="torch.Tensor"):
     return out_shape, out_stride, offset
 
 
+@_expand.backward
+def _(ctx, grad):
+    if not ctx.self_shape:
+        return grad.sum()   # as torch's at::sum_to does for a 0-dim target (SumBackward0)
+    from ._autograd_utils import sum_to_size
+    return sum_to_size(grad, ctx.self_shape)
+
+
 def _type_name(t) -> str:
     """Tensor::toString(): the legacy type name, CPU<Name>Type for dtypes that have none."""
     legacy = t.dtype._legacy
@@ -345,11 +406,26 @@ def expand_as(self, other):
     return _expand(self, tuple(other._data.shape), _type_name(self))
 
 
+def _unsqueeze_to(grad, self_shape, dims=None):
+    """Put back the size-1 dims (among `dims`, or all) squeeze removed (torch's unsqueeze_to)."""
+    nd = len(self_shape)
+    wanted = range(nd) if dims is None else canonical_dims(dims, nd) if nd else ()
+    for d in sorted(wanted):
+        if self_shape[d] == 1:
+            grad = _unsqueeze(grad, d)
+    return grad
+
+
 @defop("squeeze", node="SqueezeBackward0", view=True, variants=())
 def _squeeze_all(geom):
     shape, stride, offset = geom
     keep = [i for i, n in enumerate(shape) if n != 1]
     return tuple(shape[i] for i in keep), tuple(stride[i] for i in keep), offset
+
+
+@_squeeze_all.backward
+def _(ctx, grad):
+    return _unsqueeze_to(grad, ctx.self_shape)
 
 
 @defop("squeeze.dim", node="SqueezeBackward1", view=True, variants=())
@@ -361,12 +437,22 @@ def _squeeze_dim(geom, dim):
     return shape[:d] + shape[d + 1:], stride[:d] + stride[d + 1:], offset
 
 
+@_squeeze_dim.backward
+def _(ctx, grad):
+    return _unsqueeze_to(grad, ctx.self_shape, (ctx.dim,))
+
+
 @defop("squeeze.dims", node="SqueezeBackward2", view=True, variants=())
-def _squeeze_dims(geom, dims):
+def _squeeze_dims(geom, dim):
     shape, stride, offset = geom
-    drop = {d for d in canonical_dims(dims, len(shape)) if shape and shape[d] == 1}
+    drop = {d for d in canonical_dims(dim, len(shape)) if shape and shape[d] == 1}
     keep = [i for i in range(len(shape)) if i not in drop]
     return tuple(shape[i] for i in keep), tuple(stride[i] for i in keep), offset
+
+
+@_squeeze_dims.backward
+def _(ctx, grad):
+    return _unsqueeze_to(grad, ctx.self_shape, ctx.dim)
 
 
 def squeeze(input, dim=None):
@@ -387,13 +473,18 @@ def _unsqueeze(geom, dim):
     return shape[:d] + (1,) + shape[d:], stride[:d] + (new_stride,) + stride[d:], offset
 
 
+@_unsqueeze.backward
+def _(ctx, grad):
+    return _squeeze_dim(grad, ctx.dim)
+
+
 def unsqueeze(input, dim: int):
     """Insert a size-1 dim at ``dim`` (a view)."""
     return _unsqueeze(input, dim)
 
 
 # ---------------------------------------------------------------------------------------------
-# select / slice / narrow / split / chunk / unbind
+# select / slice / narrow (split, chunk, unbind: split.py)
 # ---------------------------------------------------------------------------------------------
 def _select_geom(shape, stride, offset, dim, index):
     if not shape:
@@ -411,6 +502,11 @@ def _select_geom(shape, stride, offset, dim, index):
 @defop("select.int", node="SelectBackward0", view=True, variants=())
 def _select(geom, dim, index):
     return _select_geom(*geom, dim, index)
+
+
+@_select.backward
+def _(ctx, grad):
+    return _vb.select_backward(grad, ctx.self_shape, ctx.dim, ctx.index)
 
 
 def select(input, dim: int, index: int):
@@ -445,6 +541,11 @@ def _slice(geom, dim=0, start=None, end=None, step=1):
     return _slice_geom(*geom, dim, start, end, step)
 
 
+@_slice.backward
+def _(ctx, grad):
+    return _vb.slice_backward(grad, ctx.self_shape, ctx.dim, ctx.start, ctx.end, ctx.step)
+
+
 def narrow(input, dim: int, start, length: int):
     """``length`` elements of dim ``dim`` from ``start`` (a view)."""
     if input._data.ndim == 0:
@@ -462,122 +563,6 @@ def narrow(input, dim: int, start, length: int):
     if start > n - length:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     return _slice(input, d, start, start + length, 1)
-
-
-@defop("unbind.int", node="UnbindBackward0", view=True, variants=())
-def _unbind(geom, dim=0):
-    shape, stride, offset = geom
-    if not shape:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    d = canonical_dim(dim, len(shape))
-    return [_select_geom(shape, stride, offset, d, i) for i in range(shape[d])]
-
-
-def unbind(input, dim: int = 0):
-    """The slices along ``dim``, as a tuple of views."""
-    return _unbind(input, dim)
-
-
-@defop("split.Tensor", node="SplitBackward0", view=True, variants=())
-def _split(geom, split_size, dim=0):
-    shape, stride, offset = geom
-    if not shape:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    if split_size < 0:
-        raise RuntimeError(f"split expects split_size be non-negative, but got "
-                           f"split_size={split_size}")
-    d = canonical_dim(dim, len(shape))
-    n = shape[d]
-    if split_size == 0 and n != 0:
-        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
-                           f"size of {n}")
-    num = max((n + split_size - 1) // split_size, 1) if split_size else 1
-    last = split_size - (split_size * num - n)
-    return [_slice_geom(shape, stride, offset, d, i * split_size,
-                        i * split_size + (split_size if i < num - 1 else last), 1)
-            for i in range(num)]
-
-
-@defop("split_with_sizes", node="SplitWithSizesBackward0", view=True, variants=())
-def _split_with_sizes(geom, split_sizes, dim=0):
-    shape, stride, offset = geom
-    if not shape:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    d = canonical_dim(dim, len(shape))
-    out = []
-    start = 0
-    for length in split_sizes:
-        if length < 0:
-            raise RuntimeError("split_with_sizes expects split_sizes have only non-negative "
-                               f"entries, but got split_sizes={shape_str(split_sizes)}")
-        out.append(_slice_geom(shape, stride, offset, d, start, start + length, 1))
-        start += length
-    if start != shape[d]:
-        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {shape[d]} "
-                           f"(input tensor's size at dimension {d}), but got "
-                           f"split_sizes={shape_str(split_sizes)}")
-    return out
-
-
-def split(tensor, split_size_or_sections=None, dim: int = 0, *, split_size=None):
-    """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes.
-
-    ``split_size`` is the method's name for the argument (``x.split(split_size=2)``).
-    """
-    if split_size_or_sections is None:
-        split_size_or_sections = split_size
-    if isinstance(split_size_or_sections, (list, tuple)):
-        sizes = _int_tuple("split_with_sizes", "split_sizes", (split_size_or_sections,))
-        return _split_with_sizes(tensor, sizes, dim)
-    return _split(tensor, operator.index(split_size_or_sections), dim)
-
-
-def chunk(input, chunks: int, dim: int = 0):
-    """At most ``chunks`` equal pieces along ``dim`` (torch's split_size rounding)."""
-    if input._data.ndim == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    n = input._data.shape[canonical_dim(dim, input._data.ndim)]
-    split_size = (n + chunks - 1) // chunks
-    if split_size == 0 and n == 0:
-        return _split_with_sizes(input, (0,) * chunks, dim)
-    return _split(input, split_size, dim)
-
-
-def tensor_split(input, indices_or_sections, dim: int = 0):
-    """``sections`` nearly equal pieces, or pieces cut at ``indices``, along ``dim`` (views)."""
-    nd = input._data.ndim
-    if nd == 0:
-        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
-                           f"tensor with {nd} dims")
-    if isinstance(indices_or_sections, _tensor_cls()):
-        ios = indices_or_sections
-        if ios.dtype is not D.int64:
-            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype "
-                               f"of long, but got {ios.dtype._legacy}")
-        if ios.ndim > 1:
-            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
-                               "zero-dimensional or one-dimensional tensor, but got a tensor "
-                               f"with {ios.ndim} dims")
-        indices_or_sections = ios.item() if ios.ndim == 0 else ios.tolist()
-    d = canonical_dim(dim, nd)
-    n = input._data.shape[d]
-    if isinstance(indices_or_sections, (list, tuple)):
-        bounds = [0] + [operator.index(i) for i in indices_or_sections]
-        ends = bounds[1:] + [n]
-        return tuple(_slice(input, d, s, e, 1) for s, e in zip(bounds, ends))
-    sections = operator.index(indices_or_sections)
-    if sections <= 0:
-        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
-    base, extra = divmod(n, sections)
-    out = []
-    start = 0
-    for i in range(sections):
-        size = base + 1 if i < extra else base
-        out.append(_slice(input, d, start, start + size, 1))
-        start += size
-    return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -600,6 +585,11 @@ def _diagonal(geom, offset=0, dim1=0, dim2=1):
     keep = [i for i in range(nd) if i not in (d1, d2)]
     return (tuple(shape[i] for i in keep) + (size,),
             tuple(stride[i] for i in keep) + (stride[d1] + stride[d2],), storage_offset)
+
+
+@_diagonal.backward
+def _(ctx, grad):
+    return _vb.diagonal_backward(grad, ctx.self_shape, ctx.offset, ctx.dim1, ctx.dim2)
 
 
 def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):
@@ -628,14 +618,27 @@ def _unfold(geom, dimension, size, step):
     return tuple(new_shape), tuple(new_stride), offset
 
 
+@_unfold.backward
+def _(ctx, grad):
+    return _vb.unfold_backward(grad, ctx.self_shape, ctx.dimension, ctx.size, ctx.step)
+
+
 def unfold(self, dimension: int, size: int, step: int):
     """Windows of ``size`` every ``step`` along ``dimension``, as a new last dim (a view)."""
     return _unfold(self, dimension, size, step)
 
 
 @defop("as_strided", node="AsStridedBackward0", view=True, variants=())
-def _as_strided(geom, size, stride, storage_offset=None):
+def _as_strided(geom, size, stride, storage_offset=None, self_geometry=None):
+    # self_geometry: the input's (shape, stride, offset), which the backward needs
     return tuple(size), tuple(stride), geom[2] if storage_offset is None else storage_offset
+
+
+@_as_strided.backward
+def _(ctx, grad):
+    # See Note [as_strided backward] in view_backward.py
+    return _vb.as_strided_backward(grad, ctx.self_geometry, ctx.size, ctx.stride,
+                                   ctx.storage_offset)
 
 
 def _as_strided_args(input, size, stride, storage_offset):
@@ -661,68 +664,20 @@ def _as_strided_args(input, size, stride, storage_offset):
 
 def as_strided(input, size, stride, storage_offset=None):
     """A view with any geometry over ``input``'s storage (bounds-checked as torch does)."""
-    return _as_strided(input, *_as_strided_args(input, size, stride, storage_offset))
+    size, stride, _ = _as_strided_args(input, size, stride, storage_offset)
+    return as_strided_view(input, size, stride, storage_offset)
+
+
+def as_strided_view(input, size, stride, storage_offset=None):
+    """``as_strided`` without the bounds check, recording the input's geometry for backward."""
+    if not input._requires_grad:
+        return _as_strided(input, size, stride, storage_offset)
+    geometry = (input._data.shape, input.stride(), input._offset)
+    return _as_strided(input, size, stride, storage_offset, geometry)
 
 
 # ---------------------------------------------------------------------------------------------
-# in-place view ops: the tensor itself takes the new geometry (t_, squeeze_, ...)
-# ---------------------------------------------------------------------------------------------
-def _restride_(self, kernel, *args):
-    """Give ``self`` the geometry ``kernel`` computes from its own; bump its version.
-
-    Differences from torch: on a non-leaf that requires grad this is not supported yet
-    (torch rebases its history, e.g. ``TBackward1``).
-    """
-    from ..autograd import grad_mode
-    if self._requires_grad and grad_mode._state.grad_enabled:
-        if self.grad_fn is None:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                               "operation.")
-        raise NotImplementedError("in-place view ops on tensors that require grad are not "
-                                  "supported yet")
-    shape, stride, offset = kernel((self._data.shape, self.stride(), self._offset), *args)
-    st = self._storage_obj()
-    self._data = _npb.strided(st.buffer, shape, stride, offset, self._data.dtype)
-    self._offset = offset
-    self._bump_version()
-    return self
-
-
-def transpose_(self, dim0: int, dim1: int):
-    return _restride_(self, _transpose.kernel, dim0, dim1)
-
-
-def swapaxes_(self, axis0: int, axis1: int):
-    return _restride_(self, _transpose.kernel, axis0, axis1)
-
-
-def swapdims_(self, dim0: int, dim1: int):
-    return _restride_(self, _transpose.kernel, dim0, dim1)
-
-
-def t_(self):
-    return _restride_(self, _t_geom, "t_")
-
-
-def squeeze_(self, dim=None):
-    if dim is None:
-        return _restride_(self, _squeeze_all.kernel)
-    if isinstance(dim, (tuple, list)):
-        return _restride_(self, _squeeze_dims.kernel, tuple(dim))
-    return _restride_(self, _squeeze_dim.kernel, dim)
-
-
-def unsqueeze_(self, dim: int):
-    return _restride_(self, _unsqueeze.kernel, dim)
-
-
-def as_strided_(self, size, stride, storage_offset=None):
-    return _restride_(self, _as_strided.kernel,
-                      *_as_strided_args(self, size, stride, storage_offset))
-
-
-# ---------------------------------------------------------------------------------------------
-# clone / contiguous / resize_
+# clone / contiguous (resize_ and the in-place view ops: shape_inplace.py)
 # ---------------------------------------------------------------------------------------------
 def clone_strides(shape, stride, memory_format) -> tuple:
     """The strides torch's clone/empty_like give: same layout for dense inputs when preserving."""
@@ -741,6 +696,11 @@ def _clone(xp, self, *, memory_format=None):
     out = _fresh_strided(xp, self.shape, strides, self.dtype)
     xp.copyto(out, self)
     return out
+
+
+@_clone.backward
+def _(ctx, grad):
+    return grad
 
 
 def clone(input, *, memory_format=None):
@@ -764,46 +724,20 @@ def contiguous(self, memory_format=None):
     return _clone(self, memory_format=memory_format)
 
 
-def resize_(self, *sizes, memory_format=None):
-    """Give ``self`` a new shape with contiguous strides, growing its storage if needed.
-
-    Differences from torch: when the storage grows, the other tensors sharing it keep seeing
-    the old memory (torch moves them all to the new allocation).
-    """
-    if self._requires_grad:
-        raise RuntimeError("cannot resize variables that require grad")
-    shape = _int_tuple("resize_", "size", sizes)
-    if any(n < 0 for n in shape):
-        raise RuntimeError("numel: integer multiplication overflow")
-    if shape == self._data.shape and memory_format is None:
-        return self
-    strides = memory_format_strides(shape, memory_format)
-    st = self._storage_obj()
-    dtype = self._data.dtype
-    extent = storage_extent(shape, strides)
-    need = (self._offset + extent) * dtype.itemsize if extent else 0
-    buf = st.buffer
-    if need > buf.nbytes:
-        xp = _npb.xp
-        grown = xp.zeros(-(-need // buf.itemsize), buf.dtype)
-        grown[:buf.size] = buf
-        st.buffer = buf = grown
-    self._data = _npb.strided(buf, shape, strides, self._offset, dtype)
-    self._bump_version()
-    return self
-
-
 # ---------------------------------------------------------------------------------------------
 # the public table
 # ---------------------------------------------------------------------------------------------
 _BOTH = (reshape, transpose, swapaxes, swapdims, t, permute, squeeze, unsqueeze, flatten,
-         unflatten, narrow, select, unbind, split, chunk, tensor_split, diagonal, as_strided,
-         movedim, moveaxis, clone)
-_METHOD_ONLY = (view, expand, expand_as, view_as, reshape_as, unfold, contiguous, resize_,
-                transpose_, swapaxes_, swapdims_, t_, squeeze_, unsqueeze_, as_strided_)
+         unflatten, narrow, select, diagonal, as_strided, movedim, moveaxis, clone)
+_METHOD_ONLY = (view, expand, expand_as, view_as, reshape_as, unfold, contiguous)
 
 for _fn in _BOTH:
     FUNCTIONS[_fn.__name__] = METHODS[_fn.__name__] = _fn
 FUNCTIONS["moveaxis"] = METHODS["moveaxis"] = movedim
 for _fn in _METHOD_ONLY:
     METHODS[_fn.__name__] = _fn
+
+# the backward primitives, and the view ops that live in files of their own
+from . import view_backward as _vb  # noqa: E402
+from . import split as _split_ops  # noqa: E402,F401
+from . import shape_inplace as _shape_inplace  # noqa: E402,F401

@@ -14,8 +14,10 @@ import warnings
 
 from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
-from .creation import (ZEROS, _int_limits, _overflow, _tensor_cls, _type_name, _warn_once, alloc,
-                       cast_array, check_device, copy_with_strides, finish, preserve_strides)
+from . import _registry
+from .creation import (ZEROS, _int_limits, _overflow, _tensor_cls, _type_name, _warn_once,
+                       alloc, cast_array, check_device, check_requires_grad, copy_with_strides,
+                       dtype_arg, finish, preserve_strides)
 
 xp = _npb.xp
 _ndarray = xp.ndarray
@@ -33,7 +35,7 @@ _NOT_WRITEABLE_WARNING = (
 
 
 # ---------------------------------------------------------------------------------------------
-# tensor / as_tensor / from_numpy
+# Reading nested sequences
 # ---------------------------------------------------------------------------------------------
 def _is_sequence(v) -> bool:
     """Python's PySequence_Check as torch sees it (a Tensor is not a sequence there)."""
@@ -282,6 +284,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                 [3.0000, 4.5000]])
     """
     Tensor = _tensor_cls()
+    dtype = dtype_arg(dtype, "tensor")
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
@@ -305,6 +308,7 @@ def as_tensor(data, dtype=None, device=None):
     """Convert `data` to a tensor, sharing memory with a tensor or NumPy array when no
     conversion is needed (as ``torch.as_tensor``)."""
     Tensor = _tensor_cls()
+    dtype = dtype_arg(dtype, "as_tensor")
     if isinstance(data, Tensor):
         check_device(device)
         return data if dtype is None or dtype is data.dtype else data.to(dtype)
@@ -323,9 +327,14 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
         t = tensor(obj, dtype=dtype, device=device) if not isinstance(obj, _tensor_cls()) \
             else obj.detach().to(dtype=dtype, copy=True)
     else:
+        if copy is False and dtype is not None and isinstance(obj, (_ndarray, _tensor_cls())):
+            src = D.from_np(obj.dtype) if isinstance(obj, _ndarray) else obj.dtype
+            if src is not dtype:
+                raise ValueError(f"can't alias tensor with dtype '{src._legacy}' into dtype "
+                                 f"'{dtype._legacy}'.")
         t = as_tensor(obj, dtype=dtype, device=device)
     if requires_grad:
-        t = t.detach() if t is obj else t
+        check_requires_grad(t.dtype)
         t.requires_grad_(True)
     return t
 
@@ -338,8 +347,7 @@ def from_numpy(ndarray):
     if not isinstance(ndarray, _ndarray):
         raise TypeError(f"expected np.ndarray (got {_type_name(ndarray)})")
     _check_numpy(ndarray, True)
-    from .._tensor import _wrap
-    return _wrap(ndarray)
+    return finish(ndarray)
 
 
 from ._registry import FUNCTIONS  # noqa: E402

@@ -47,6 +47,20 @@ class DType:
         return f"DType({self.name})"
 
 
+class Gen:
+    """A ``generator=`` argument: ``lib.Generator().manual_seed(seed)`` on either side (the
+    streams differ: only ops with ``check_values=False`` take one)."""
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+
+    def to(self, lib):
+        return lib.Generator().manual_seed(self.seed)
+
+    def __repr__(self) -> str:
+        return f"Gen({self.seed})"
+
+
 class Strided:
     """A non-contiguous tensor: a flat `base` viewed with torch's (shape, stride, offset)."""
 
@@ -84,7 +98,7 @@ def _tensor(lib, arr: np.ndarray):
 def materialise(value, lib):
     if isinstance(value, np.ndarray):
         return _tensor(lib, value)
-    if isinstance(value, (Strided, DType)):
+    if isinstance(value, (Strided, DType, Gen)):
         return value.to(lib)
     if isinstance(value, list):
         return [materialise(v, lib) for v in value]
@@ -153,11 +167,27 @@ class OpInfo:
             fails the suite).
         tol: ``{dtype: (rtol, atol)}`` overrides of TOLERANCES.
         variant: a label telling apart several entries of one op (``div`` with rounding modes).
-        check_values: False for random ops: dtype, shape and strides are still compared.
+        check_values: False for random ops: dtype, shape and strides are still compared, and
+            ``support`` checks the values.
+        support: ``support(values, sample) -> bool`` for random ops: whether the result's values
+            (a NumPy array) lie where the distribution puts them (``uniform_(a, b)``: in [a, b)).
+        inplace_only: the op is only an in-place method (``"Tensor.fill_"``, ``"Tensor.copy_"``,
+            ``"Tensor.uniform_"``): ``inplace`` is that method, there is no function, method or
+            ``out=`` form, and the tests call it on (a clone of) the sample's input.
+        supports_autograd: run the gradient tests (tests/ops/test_backward.py,
+            test_graph_parity.py) on the floating dtypes; default: the op supports float64.
+        supports_gradgrad: run tests/ops/test_gradgrad.py (default: ``supports_autograd``).
+        gradgrad_samples: how many samples test_gradgrad takes (spread over the list; None:
+            all), to keep the slowest test short. Gradients are compared with ``tol``.
+
+    Gradient xfail keys: ``"backward"``, ``"backward_inplace"``, ``"gradgrad"``,
+    ``"graph_parity"``, ``"graph_parity_inplace"``.
     """
 
     def __init__(self, name, samples, dtypes, *, method=None, inplace=None, supports_out=True,
-                 xfail=None, tol=None, variant="", check_values=True):
+                 xfail=None, tol=None, variant="", check_values=True, supports_autograd=None,
+                 supports_gradgrad=None, gradgrad_samples=None, support=None,
+                 inplace_only=False):
         import torch
         self.name = name
         self.variant = variant
@@ -170,12 +200,22 @@ class OpInfo:
         if inplace is None:
             inplace = base + "_" if "." not in name and hasattr(torch.Tensor, base + "_") \
                 else False
+        if inplace_only:
+            method, inplace, supports_out = False, base, False
+        self.inplace_only = inplace_only
         self.method = method
         self.inplace = inplace
         self.supports_out = supports_out
+        self.support = support
         self.xfail = dict(xfail or {})
         self.tol = dict(tol or {})
         self.check_values = check_values
+        if supports_autograd is None:
+            supports_autograd = "float64" in self.dtypes
+        self.supports_autograd = supports_autograd
+        self.supports_gradgrad = supports_autograd if supports_gradgrad is None \
+            else supports_gradgrad
+        self.gradgrad_samples = gradgrad_samples
 
     def op(self, lib):
         return resolve(lib, self.name)

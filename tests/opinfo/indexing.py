@@ -57,7 +57,21 @@ def _take(dtype, rng):
             SampleInput(x, np.array([0], dtype=np.int32))]
 
 
+def _index_put(dtype, rng):
+    x = make_array((3, 4), dtype, rng)
+    other = "float32" if dtype != "float32" else "int64"
+    return [SampleInput(x, (np.array([0, 2]),), make_array((2, 4), dtype, rng)),
+            SampleInput(x, (np.array([0, 0]), np.array([1, 1])), make_array((2,), dtype, rng),
+                        True),
+            SampleInput(x, (rng.random((3, 4)) > 0.5,), make_array((), dtype, rng)),
+            SampleInput(transposed((3, 4), dtype, rng), (np.array([1]),),
+                        make_array((4,), dtype, rng), accumulate=True),
+            SampleInput(x, (np.array([3]),), make_array((4,), dtype, rng)),
+            SampleInput(x, (np.array([1]),), make_array((4,), other, rng))]
+
+
 OP_DB += [
+    OpInfo("index_put", _index_put, ALL_DTYPES, supports_out=False),
     OpInfo("Tensor.__getitem__", _getitem, ALL_DTYPES),
     OpInfo("index_select", _index_select, ALL_DTYPES),
     OpInfo("masked_select", _masked_select, ALL_DTYPES),

@@ -1,64 +1,11 @@
-"""OpInfo entries for dyngrad/ops/pointwise.py."""
+"""OpInfo entries for dyngrad/ops/pointwise.py (arithmetic is in arithmetic.py)."""
 from __future__ import annotations
 
-from .core import (ALL_BUT_BOOL, ALL_DTYPES, COMPLEX, FLOATS, INTS, INTS_AND_BOOL, NONCONTIGUOUS,
-                   OP_DB, REAL, REAL_AND_BOOL, OpInfo, SampleInput, Strided, binary_samples,
-                   chain, make_array, special_values, unary_samples)
+import numpy as np
 
-
-def _alpha_samples(dtype, rng):
-    alphas = {"bool": (True, False)}.get(dtype) or ((2, -1) if dtype in INTS else (0.5, 2, 1j)
-                                                    if dtype in COMPLEX else (0.5, 2))
-    out = [SampleInput(make_array((3, 4), dtype, rng), make_array((4,), dtype, rng), alpha=a)
-           for a in alphas]
-    out.append(SampleInput(make_array((3, 4), dtype, rng), 2, alpha=alphas[0]))
-    return out
-
-
-def _contiguous_only(gen):
-    """Drop samples with a non-contiguous operand (see test_rsub_layout_follows_other)."""
-    def g(dtype, rng):
-        return [s for s in gen(dtype, rng)
-                if not any(isinstance(a, Strided) for a in (s.input,) + s.args)]
-    return g
-
-
-def _with_kwargs(gen, **kwargs):
-    def g(dtype, rng):
-        samples = gen(dtype, rng)
-        for s in samples:
-            s.kwargs.update(kwargs)
-        return samples
-    return g
-
-
-def _int_range(dtype, low=-3, high=4):
-    """Small integer bases so that powers stay far from overflow in every integer dtype."""
-    return dict(low=max(low, 0) if dtype in ("uint8", "bool") else low, high=high)
-
-
-def _pow_samples(dtype, rng):
-    if dtype in INTS:
-        out = binary_samples(-3, 4, rhs_low=0, rhs_high=4, scalars=("int", "bool"),
-                             lhs_scalars=("int",), partners=("float64", "int32", "bool"),
-                             special=False)(dtype, rng)
-        # negative integer exponents: an error for a Python number, torch's values for a tensor
-        out.append(SampleInput(make_array((3, 4), dtype, rng, **_int_range(dtype)), -2))
-        if dtype != "uint8":
-            out.append(SampleInput(make_array((3, 4), dtype, rng, -3, 4),
-                                   make_array((3, 4), dtype, rng, -3, 3)))
-            out.append(SampleInput(2, make_array((3, 4), dtype, rng, -3, 3)))
-        return out
-    if dtype == "bool":
-        b = make_array((3, 4), dtype, rng)
-        return [SampleInput(b, make_array((3, 4), dtype, rng)), SampleInput(b, True),
-                SampleInput(b, False), SampleInput(b, 2), SampleInput(b, 0.5), SampleInput(2, b),
-                SampleInput(True, b), SampleInput(b, make_array((3, 4), "int64", rng, 0, 3))]
-    out = binary_samples(0.25, 3, scalars=("int", "float", "bool"), lhs_scalars=("int", "float"),
-                         special=dtype in FLOATS)(dtype, rng)
-    out.append(SampleInput(make_array((3, 4), dtype, rng, -3, 3), 0.5, desc="nan for x < 0"))
-    out.append(SampleInput(make_array((3, 4), dtype, rng), 2))
-    return out
+from .core import (ALL_DTYPES, COMPLEX, FLOATS, INTS, INTS_AND_BOOL, NONCONTIGUOUS, OP_DB,
+                   REAL_AND_BOOL, OpInfo, SampleInput, binary_samples, chain, make_array,
+                   special_values, unary_samples)
 
 
 def _where_samples(dtype, rng):
@@ -139,35 +86,38 @@ def _comparison_samples(dtype, rng):
     return out
 
 
+def _tie_samples(dtype, rng):
+    """Equal elements (maximum/minimum split the gradient between tied operands)."""
+    x = make_array((3, 4), dtype, rng, -2, 2)
+    y = make_array((3, 4), dtype, rng, -2, 2)
+    y[:, :2] = x[:, :2]
+    return [SampleInput(x, x.copy(), desc="all tied"), SampleInput(x, y, desc="half tied"),
+            SampleInput(x, x[1].copy(), desc="tied row, broadcast")]
+
+
+def _clamp_edges(dtype, rng):
+    """Values exactly at the bounds (the gradient passes there), and min > max."""
+    if dtype not in FLOATS:
+        return []
+    x = np.array([[-1.5, 2.0, -3.0, 4.0], [0.0, -1.5, 2.0, 0.5]], dtype=dtype)
+    lo = np.array([-1.5, 0.0, -3.0, 1.0], dtype=dtype)
+    hi = np.array([2.0, 2.0, -3.0, 4.0], dtype=dtype)
+    return [SampleInput(x, -1.5, 2.0, desc="at the bounds"), SampleInput(x, min=-1.5),
+            SampleInput(x, max=2.0), SampleInput(x, 2.0, -1.5, desc="min > max"),
+            SampleInput(x, lo, hi, desc="at tensor bounds"), SampleInput(x, min=lo),
+            SampleInput(x, max=hi), SampleInput(x, hi, lo, desc="min > max")]
+
+
 _float_tol = {"float16": (4e-3, 1e-3)}
 
 OP_DB += [
-    # arithmetic
-    OpInfo("add", chain(binary_samples(lhs_scalars=("int", "float")), _alpha_samples),
-           ALL_DTYPES),
-    OpInfo("sub", chain(binary_samples(lhs_scalars=("int", "float")), _alpha_samples),
-           ALL_BUT_BOOL),
-    OpInfo("rsub", chain(_contiguous_only(binary_samples(scalars=("int", "float"))),
-                         _alpha_samples),
-           ALL_BUT_BOOL, supports_out=False),
-    OpInfo("mul", binary_samples(lhs_scalars=("int", "float")), ALL_DTYPES),
-    OpInfo("div", binary_samples(lhs_scalars=("int", "float")), ALL_DTYPES),
-    OpInfo("div", chain(
-        _with_kwargs(binary_samples(nonzero_rhs=True, lhs_scalars=("int",)),
-                     rounding_mode="trunc"),
-        _with_kwargs(binary_samples(nonzero_rhs=True, lhs_scalars=("int",)),
-                     rounding_mode="floor")), REAL, variant="rounding_mode"),
-    OpInfo("true_divide", binary_samples(lhs_scalars=("int", "float")), ALL_DTYPES),
-    OpInfo("floor_divide", binary_samples(nonzero_rhs=True, lhs_scalars=("int", "float")), REAL),
-    OpInfo("remainder", binary_samples(nonzero_rhs=True, lhs_scalars=("int", "float")), REAL),
-    OpInfo("neg", unary_samples(), ALL_BUT_BOOL),
-    OpInfo("positive", unary_samples(), ALL_BUT_BOOL, supports_out=False),
-    OpInfo("abs", unary_samples(), ALL_BUT_BOOL),
-    OpInfo("pow", _pow_samples, ALL_DTYPES, tol=_float_tol),
     # unary math
     OpInfo("exp", unary_samples(-4, 4), ALL_DTYPES, tol=_float_tol),
     OpInfo("log", unary_samples(-1, 8), ALL_DTYPES, tol=_float_tol),
     OpInfo("sqrt", unary_samples(-1, 8), ALL_DTYPES, tol=_float_tol),
+    OpInfo("reciprocal", unary_samples(-4, 4), ALL_DTYPES, tol=_float_tol),
+    OpInfo("sign", unary_samples(), REAL_AND_BOOL),
+    OpInfo("sgn", unary_samples(), ALL_DTYPES),
     # comparisons and logical ops
     *[OpInfo(name, _comparison_samples, ALL_DTYPES) for name in ("eq", "ne")],
     *[OpInfo(name, _comparison_samples, REAL_AND_BOOL) for name in ("lt", "le", "gt", "ge")],
@@ -182,10 +132,10 @@ OP_DB += [
     OpInfo("bitwise_right_shift", _shift_samples, INTS),
     # selection
     OpInfo("where", _where_samples, ALL_DTYPES, method=False),
-    OpInfo("clamp", _clamp_samples, REAL_AND_BOOL),
+    OpInfo("clamp", chain(_clamp_samples, _clamp_edges), REAL_AND_BOOL),
     OpInfo("clip", _clamp_samples, REAL_AND_BOOL),
-    OpInfo("maximum", binary_samples(scalars=()), REAL_AND_BOOL),
-    OpInfo("minimum", binary_samples(scalars=()), REAL_AND_BOOL),
+    OpInfo("maximum", chain(binary_samples(scalars=()), _tie_samples), REAL_AND_BOOL),
+    OpInfo("minimum", chain(binary_samples(scalars=()), _tie_samples), REAL_AND_BOOL),
     # complex parts (properties in torch: no method form)
     OpInfo("real", unary_samples(), ALL_DTYPES, method=False, supports_out=False),
     OpInfo("imag", unary_samples(), COMPLEX, method=False, supports_out=False),

@@ -3,7 +3,10 @@
 For each OpInfo × dtype × sample: the function, method, in-place and ``out=`` variants run on
 both libraries. Results must agree in values (dtype-appropriate tolerance, NaN positions equal),
 dtype, shape and strides; out-of-place variants must leave their inputs untouched; in-place
-variants return ``self`` and bump ``_version`` by one; ``out=`` writes into and returns ``out``.
+variants return ``self``, bump ``_version`` by one, write through views into the base and leave
+their other inputs untouched; ``out=`` writes into and returns ``out``. In-place-only ops
+(``fill_``, ``copy_``, ``uniform_``) run only as the in-place variant. Random ops
+(``check_values=False``) are checked for dtype, shape, strides and their values' support.
 Where torch raises, dyngrad must raise the same exception type with the same message.
 """
 from __future__ import annotations
@@ -63,6 +66,14 @@ def assert_same_tensor(ours, theirs, where: str, op=None) -> None:
                                msg=lambda m: f"{where}: {m}")
 
 
+def assert_in_support(op, ours, sample, where: str) -> None:
+    """A random op's values lie in the distribution's support (``op.support``)."""
+    if op.check_values or op.support is None:
+        return
+    values = to_numpy(ours)
+    assert op.support(values, sample), f"{where}: values outside the support: {values}"
+
+
 def snapshot(args, kwargs):
     tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, dyngrad.Tensor)]
     return [(t, to_numpy(t)) for t in tensors]
@@ -104,6 +115,9 @@ def _check_op(op, dtype):
     succeeded = 0
     for sample in samples:
         where = f"{op.id}[{dtype}] {sample}"
+        if op.inplace_only:
+            succeeded += _check_inplace(op, sample, where + f" ({op.inplace})")
+            continue
         # function
         args, kwargs = sample.to(dyngrad)
         targs, tkwargs = sample.to(torch)
@@ -116,6 +130,7 @@ def _check_op(op, dtype):
             if exc is not None:
                 raise AssertionError(f"{where}: dyngrad raised {exc!r}") from exc
             assert_same_tensor(got, expected, where, op)
+            assert_in_support(op, got, sample, where)
             assert_unmutated(snap, where)
             succeeded += 1
         if sample.input_is_tensor and op.method:
@@ -139,25 +154,51 @@ def _check_method(op, sample, where):
     if exc is not None:
         raise AssertionError(f"{where}: dyngrad raised {exc!r}") from exc
     assert_same_tensor(got, expected, where, op)
+    assert_in_support(op, got, sample, where)
     assert_unmutated(snap, where)
 
 
-def _check_inplace(op, sample, where):
+def _check_inplace(op, sample, where) -> bool:
+    """Run the in-place variant on the sample's input; False when torch rejects the call."""
     args, kwargs = sample.to(dyngrad)
     targs, tkwargs = sample.to(torch)
     x, tx = args[0], targs[0]
     version, tversion = x._version, tx._version
+    others = snapshot(args[1:], kwargs)
+    base = x._base if x._base is not None else None
+    base_before = None if base is None else to_numpy(base)
     expected, texc = call(lambda *a, **k: getattr(tx, op.inplace)(*a, **k), targs[1:], tkwargs)
     got, exc = call(lambda *a, **k: getattr(x, op.inplace)(*a, **k), args[1:], kwargs)
     if texc is not None:
         assert_same_error(exc, texc, where)
-        return
+        return False
     if exc is not None:
         raise AssertionError(f"{where}: dyngrad raised {exc!r}") from exc
     assert got is x, f"{where}: the in-place variant must return self"
     assert x._version - version == tx._version - tversion == 1, \
         f"{where}: _version went {version} -> {x._version} (torch {tversion} -> {tx._version})"
     assert_same_tensor(x, tx, where, op)
+    assert_in_support(op, x, sample, where)
+    assert_unmutated(others, where)
+    if base is not None:
+        _assert_written_through(x, base, base_before, where)
+        assert base._version == x._version, f"{where}: the base's version differs from the view's"
+        if op.check_values:
+            assert_same_tensor(base, tx._base, where + " (base)", op)
+    return True
+
+
+def _assert_written_through(x, base, before, where) -> None:
+    """The view's elements are the base's (same memory), the rest of the base is untouched."""
+    flat, before = to_numpy(base).reshape(-1), before.reshape(-1)
+    index = np.full((), x.storage_offset(), dtype=np.int64)
+    for n, st in zip(x.shape, x.stride()):
+        index = index[..., None] + np.arange(n) * st
+    np.testing.assert_array_equal(flat[index], to_numpy(x), err_msg=f"{where}: base != view")
+    outside = np.ones(flat.shape, bool)
+    outside[index.reshape(-1)] = False
+    assert flat[outside].tobytes() == before[outside].tobytes(), \
+        f"{where}: elements of the base outside the view were written"
 
 
 def _check_out(op, sample, expected, where):
@@ -176,6 +217,7 @@ def _check_out(op, sample, expected, where):
         raise AssertionError(f"{where}: dyngrad raised {exc!r}") from exc
     assert got is out, f"{where}: out= must return the out tensor"
     assert_same_tensor(out, tout, where, op)
+    assert_in_support(op, out, sample, where)
 
 
 # -- the database covers every primitive ---------------------------------------------------------
@@ -363,8 +405,6 @@ def test_matmul_graph_like_torch(a, b, grad_arg):
     assert chain(dyngrad) == chain(torch)
 
 
-@pytest.mark.xfail(reason="torch squeezes 1-D @ 2-D results in place (squeeze_, "
-                          "SqueezeBackward4); dyngrad has no in-place squeeze_ yet", strict=True)
 def test_matmul_vector_matrix_graph_like_torch():
     def chain(lib):
         x, y = lib.ones(3, dtype=lib.float64, requires_grad=True), lib.ones(3, 4, dtype=lib.float64)
