@@ -70,8 +70,9 @@ class Tensor:
     # Note [Slots and rare attributes]: the five attributes every tensor sets live in slots;
     # the rarely set ones are class-level defaults, overridden in the instance __dict__ when
     # set. Reading them is a plain attribute read (a missing slot would cost an exception).
-    __slots__ = ("_data", "_storage", "_offset", "_requires_grad", "grad_fn", "__weakref__",
-                 "__dict__")
+    __slots__ = ("_data", "_requires_grad", "grad_fn", "__weakref__", "__dict__")
+    _storage = None            # the Storage, made on first use (see the module docstring)
+    _offset = 0                # storage offset in elements
     _grad = None               # .grad
     _base = None               # the tensor this one is a view of
     _output_nr = 0             # which output of grad_fn this tensor is
@@ -545,8 +546,6 @@ def _wrap(arr) -> Tensor:
     """A new leaf Tensor owning `arr` (the dispatcher's output path: keep it lean)."""
     t = _new(Tensor)
     t._data = arr
-    t._storage = None
-    t._offset = 0
     t._requires_grad = False
     t.grad_fn = None
     return t
@@ -568,9 +567,13 @@ def install_methods(methods: dict) -> None:
 
 def _as_method(fn, name):
     if isinstance(fn, _registry.OpSpec):       # one frame less on the hot path
-        spec, run = fn, _registry._run
+        spec, run, fast1 = fn, _registry._run, _registry.fast_unary
 
         def method(self, *args, **kwargs):
+            if not args and not kwargs and spec.fast and spec.n_inputs == 1:
+                t = fast1(spec, self)
+                if t is not None:
+                    return t
             return run(spec, (self,) + args, kwargs)
     else:
         def method(self, *args, **kwargs):
@@ -640,15 +643,26 @@ _OPERATORS = [
 
 
 def _operator(op_name: str, kind: str):
-    """One Python operator; it calls the dispatcher directly when the op is a registry primitive."""
+    """One Python operator; a registry primitive gets the dispatcher's fast path directly."""
     fn = getattr(_ops, op_name, None)
     if isinstance(fn, _registry.OpSpec):
         spec, run = fn, _registry._run
         if kind == "unary":
-            return lambda self: run(spec, (self,), {})
-        if kind == "reflected":
-            return lambda self, other: run(spec, (other, self), {})
-        return lambda self, other: run(spec, (self, other), {})
+            fast1 = _registry.fast_unary
+
+            def dunder(self):
+                t = fast1(spec, self)
+                return t if t is not None else run(spec, (self,), {})
+        elif kind == "reflected":
+            def dunder(self, other):
+                return run(spec, (other, self), {})
+        else:
+            fast2 = _registry.fast_binary
+
+            def dunder(self, other):
+                t = fast2(spec, self, other)
+                return t if t is not None else run(spec, (self, other), {})
+        return dunder
     if kind == "unary":
         return lambda self: getattr(_ops, op_name)(self)
     if kind == "reflected":

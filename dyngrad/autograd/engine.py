@@ -184,21 +184,40 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
 
     prev_grad_mode = _state.grad_enabled
     _state.grad_enabled = create_graph   # formulas and hooks run in this mode, as in torch
+    pop, push = heapq.heappop, heapq.heappush
+    plain = captures is None   # no gradients to capture: the common case of _run_node applies
     try:
         while heap:
-            fn = heapq.heappop(heap)[2]
+            fn = pop(heap)[2]
             grads = buffers.pop(fn, None) or [None]
-            outputs = _run_node(fn, grads, captures, captured, must, retain_graph)
-            for i, (nxt, nr) in enumerate(fn.next_functions):
+            if plain and not fn._hooked and type(fn) is not AccumulateGrad:
+                # _run_node without hooks or captures, inlined: this runs once per node
+                if len(grads) == 1 and grads[0] is None:
+                    outputs = None
+                else:
+                    outputs = fn.apply(tuple(grads))
+                    if not retain_graph:
+                        fn.release_variables()
+                    outputs = validate_outputs(fn, outputs)
+            else:
+                outputs = _run_node(fn, grads, captures, captured, must, retain_graph)
+            i = -1
+            for nxt, nr in fn.next_functions:
+                i += 1
                 if nxt is None:
                     continue
-                g = outputs[i] if outputs is not None else None
-                if g is not None and (visit is None or nxt in visit):
-                    _add_to_buffer(buffers, nxt, nr, g)
+                if outputs is not None:
+                    g = outputs[i]
+                    if g is not None and (visit is None or nxt in visit):
+                        buf = buffers.get(nxt)
+                        if buf is None and nr == 0:
+                            buffers[nxt] = [g]
+                        else:
+                            _add_to_buffer(buffers, nxt, nr, g)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
-                    heapq.heappush(heap, (-nxt._seq, counter, nxt))
+                    push(heap, (-nxt._seq, counter, nxt))
                     counter += 1
     finally:
         _state.grad_enabled = prev_grad_mode
@@ -323,6 +342,8 @@ def validate_outputs(fn, outputs):
             continue
         shape, dtype = meta
         data = g._data
+        if data.shape == shape and data.dtype is dtype:
+            continue
         if data.shape != shape:
             g = _sum_to(fn, i, g, shape)
         if data.dtype is not dtype and data.dtype != dtype:

@@ -39,6 +39,7 @@ from ..backends import numpy_backend as _npb
 _grad_state = _gm._state
 _ndarray = _npb.ndarray
 _asarray = _npb.xp.asarray
+_xp = _npb.xp
 _new = object.__new__
 _XP = {_npb.ndarray: _npb.xp}
 
@@ -362,58 +363,84 @@ def _run_view(spec, args, kwargs):
 
 def _run(spec, args, kwargs, inplace_target=None, inplace=False):
     """Dispatch one call of `spec`. See Note [Hot path]."""
-    result = None
-    # Fast path: positional Tensors of one dtype (or a Tensor and a Python number).
-    if spec.fast and not kwargs and not inplace and len(args) == spec.n_inputs:
-        a = args[0]
-        if type(a) is _Tensor:
-            x = a._data
-            if len(args) == 1:
-                r = spec._dtype_cache.get(x.dtype)
-                if r is not None and r[0] is x.dtype:
-                    result = spec.kernel(_npb.xp, x)
-                    if x.ndim > 1 and not x.flags.c_contiguous and spec.pointwise:
-                        result = _relayout(result, (x,))
-            else:
-                b = args[1]
-                tb = type(b)
-                if tb is _Tensor:
-                    y = b._data
-                    if y.dtype is x.dtype:
-                        r = spec._dtype_cache.get(x.dtype)
-                        if r is not None and r[0] is x.dtype:
-                            try:
-                                result = spec.kernel(_npb.xp, x, y)
-                            except ValueError as e:
-                                raise _translate_value_error(spec, args, e) from None
-                            if (x.ndim > 1 or y.ndim > 1) and not (
-                                    x.flags.c_contiguous and y.flags.c_contiguous) \
-                                    and spec.pointwise:
-                                result = _relayout(result, (x, y))
-                elif tb is float or tb is int:
-                    r = spec._dtype_cache.get((x.dtype, tb))
-                    if r is not None and r[0] is x.dtype and (tb is float or r[2]):
-                        result = spec.kernel(_npb.xp, x, b)
-                        if x.ndim > 1 and not x.flags.c_contiguous and spec.pointwise:
-                            result = _relayout(result, (x,))
-    if result is None:
-        return _run_general(spec, args, kwargs, inplace_target, inplace)
+    if spec.fast and not kwargs and not inplace:
+        n = len(args)
+        if n == 2 and spec.n_inputs == 2:
+            t = fast_binary(spec, args[0], args[1])
+            if t is not None:
+                return t
+        elif n == 1 and spec.n_inputs == 1:
+            t = fast_unary(spec, args[0])
+            if t is not None:
+                return t
+    return _run_general(spec, args, kwargs, inplace_target, inplace)
+
+
+def fast_unary(spec, a):
+    """`spec(a)` for a Tensor whose dtype needs no promotion, or None (take `_run_general`)."""
+    if type(a) is not _Tensor:
+        return None
+    x = a._data
+    dt = x.dtype
+    r = spec._dtype_cache.get(dt)
+    if r is None or r[0] is not dt:
+        return None
+    result = spec.kernel(_xp, x)
+    if x.ndim > 1 and spec.pointwise and not x.flags.c_contiguous:
+        result = _relayout(result, (x,))
+    return _new_output(spec, result, r[1], a, None, (a,))
+
+
+def fast_binary(spec, a, b):
+    """`spec(a, b)` for two Tensors of one dtype, or a Tensor and a Python float/int whose
+    promotion is cached; None otherwise (take `_run_general`)."""
+    if type(a) is not _Tensor:
+        return None
+    x = a._data
+    dt = x.dtype
+    tb = type(b)
+    if tb is _Tensor:
+        y = b._data
+        if y.dtype is not dt:
+            return None
+        r = spec._dtype_cache.get(dt)
+        if r is None or r[0] is not dt:
+            return None
+        try:
+            result = spec.kernel(_xp, x, y)
+        except ValueError:
+            return None            # the general path raises torch's broadcasting error
+        if (x.ndim > 1 or y.ndim > 1) and spec.pointwise and not (
+                x.flags.c_contiguous and y.flags.c_contiguous):
+            result = _relayout(result, (x, y))
+        return _new_output(spec, result, r[1], a, b, (a, b))
+    if tb is float or tb is int:
+        r = spec._dtype_cache.get((dt, tb))
+        if r is None or r[0] is not dt or not (tb is float or r[2]):
+            return None
+        result = spec.kernel(_xp, x, b)
+        if x.ndim > 1 and spec.pointwise and not x.flags.c_contiguous:
+            result = _relayout(result, (x,))
+        return _new_output(spec, result, r[1], a, None, (a, b))
+    return None
+
+
+def _new_output(spec, result, res_dt, a, b, inputs):
+    """Wrap a fast-path result (``_wrap`` inlined) and record the node when needed."""
     if type(result) is not _ndarray:
         result = _asarray(result)
-    if result.dtype is not r[1]:
-        result = result.astype(r[1])
+    if result.dtype is not res_dt:
+        result = result.astype(res_dt)
     if not result.size and result.ndim and 0 in result.strides:
         result = _dense_empty(result)
-    t = _new(_Tensor)
+    t = _new(_Tensor)            # storage and offset are class defaults
     t._data = result
-    t._storage = None
-    t._offset = 0
     t._requires_grad = False
     t.grad_fn = None
     if _grad_state.grad_enabled:
-        if spec.node_cls is not None and (
-                a._requires_grad or (type(args[-1]) is _Tensor and args[-1]._requires_grad)):
-            _record(spec, args, (), None, (t,))
+        if spec.node_cls is not None and (a._requires_grad or (b is not None and
+                                                               b._requires_grad)):
+            _record(spec, inputs, (), None, (t,))
     elif _grad_state.inference:
         t._is_inference = True
     return t

@@ -13,6 +13,7 @@ import warnings
 
 from .. import _dtypes as D
 from .._promotion import Promote
+from .._utils import broadcast_shapes
 from ..backends import numpy_backend as _npb
 from .creation import (FACTORY_KW, TYPEMETA_NAME, _is_int, _size_args, _size_kw, _tensor_cls,
                        _type_name, alloc, check_requires_grad, check_size, check_tensor_arg,
@@ -40,18 +41,24 @@ def _as_complex(arr, np_dtype, shape):
 
 
 def _uniform01(g, shape, np_dtype):
-    """Uniform on [0, 1) with the dtype's mantissa bits (as torch's uniform draws)."""
-    if np_dtype.itemsize == 2:
-        return (g.integers(0, 2 ** 11, size=shape) * 2.0 ** -11).astype(np_dtype)
-    return g.random(shape, dtype=np_dtype)
+    """Uniform on [0, 1) with the mantissa bits of the dtype's opmath type (float32 for
+    float16), as torch's uniform kernel draws."""
+    return g.random(shape, dtype=np_dtype if np_dtype.itemsize >= 4 else xp.float32)
 
 
 def _uniform_array(g, shape, np_dtype, low=0.0, high=1.0):
+    """torch's uniform kernel: scaled in the opmath type, then cast; a value the cast rounds
+    up to `high` becomes `low` (so float16 results stay in [low, high))."""
     rshape, rdt = _real_shape(shape, np_dtype)
     u = _uniform01(g, rshape, rdt)
     if low != 0.0 or high != 1.0:
-        u = (u * rdt.type(high - low) + rdt.type(low)).astype(rdt)
-    return _as_complex(u, np_dtype, shape)
+        op = u.dtype.type
+        u = u * (op(high) - op(low)) + op(low)
+    r = u.astype(rdt)
+    top = rdt.type(high)
+    if (r == top).any():
+        r = xp.where(r == top, rdt.type(low), r)
+    return _as_complex(r, np_dtype, shape)
 
 
 def _normal_array(g, shape, np_dtype, mean=0.0, std=1.0):
@@ -188,7 +195,7 @@ def _random_default_bounds(d: D.dtype):
 INPLACE_ONLY = ("inplace",)
 
 
-@defop("uniform_", node="UniformBackward0", promote=Promote.NONE, variants=INPLACE_ONLY,
+@defop("uniform_", node="UniformBackward0", promote=Promote.NONE, variants=(),
        public="uniform")
 def uniform(xp, self, from_=0, to=1, *, generator=None):
     """Fill with samples from U[from, to)."""
@@ -211,6 +218,13 @@ def uniform(xp, self, from_=0, to=1, *, generator=None):
     return _uniform_array(_gen(generator), self.shape, self.dtype, lo, hi)
 
 
+def uniform_(self, *args, generator=None, **kwargs):
+    """``uniform_(from=0, to=1)``: fill with samples from U[from, to)."""
+    if "from" in kwargs:
+        kwargs["from_"] = kwargs.pop("from")
+    return uniform.call_inplace(self, *args, generator=generator, **kwargs)
+
+
 @defop("normal_", node="NormalBackward0", promote=Promote.NONE, variants=INPLACE_ONLY,
        public="normal")
 def normal_inplace(xp, self, mean=0, std=1, *, generator=None):
@@ -225,6 +239,11 @@ def normal_inplace(xp, self, mean=0, std=1, *, generator=None):
 @defop("bernoulli_.float", node="BernoulliBackward2", promote=Promote.NONE,
        variants=(), public="bernoulli_")
 def bernoulli_float(xp, self, p=0.5, *, generator=None):
+    return _bernoulli_scalar(self, p, generator)
+
+
+def _bernoulli_scalar(self, p, generator):
+    """0/1 of self's shape and dtype, 1 with probability `p` (a number), C-contiguous."""
     p = number(p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
@@ -232,7 +251,7 @@ def bernoulli_float(xp, self, p=0.5, *, generator=None):
         raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for "
                                   f"'{D.from_np(self.dtype)._legacy}'")
     return (_uniform01(_gen(generator), self.shape, xp.dtype(xp.float64)) < p) \
-        .astype(self.dtype)
+        .astype(self.dtype, order="C")
 
 
 @defop("bernoulli_.Tensor", node="BernoulliBackward1", promote=Promote.NONE,
@@ -507,6 +526,9 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 
 # -- normal: four overloads, three of them differentiable ops -----------------------------------
 def _check_std_tensor(std):
+    """torch's CHECK_NORMAL_TENSOR_STD, which runs before the shapes are broadcast."""
+    if std.dtype.kind == "c":
+        raise RuntimeError("normal expects standard deviation to be non-complex")
     if std.size and not (std >= 0).all():
         raise RuntimeError("normal expects all elements of std >= 0.0")
 
@@ -533,8 +555,8 @@ def normal_float_tensor(xp, std, mean=0.0, *, generator=None):
 @defop("normal.Tensor_Tensor", node="NormalBackward3", promote=Promote.NONE,
        inputs=("mean", "std"), variants=(), public="normal")
 def normal_tensor_tensor(xp, mean, std, *, generator=None):
-    shape = xp.broadcast_shapes(mean.shape, std.shape)
     _check_std_tensor(std)
+    shape = xp.broadcast_shapes(mean.shape, std.shape)
     _float_kernel_check("normal_kernel_cpu", mean.dtype)
     z = _normal_array(_gen(generator), shape, mean.dtype)
     return (z * std + mean).astype(mean.dtype)
@@ -560,6 +582,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     if tm and ts:
         return normal_tensor_tensor(mean, std, **kw)
     if tm:
+        if out is not None:
+            # torch's normal_out_impl sizes the output as mean broadcast with `out`'s old shape
+            shape = broadcast_shapes(mean.shape, out.shape)
+            if tuple(shape) != tuple(mean.shape):
+                mean = mean.expand(shape)
         return normal_tensor_float(mean, std, **kw)
     if ts:
         return normal_float_tensor(std, mean, **kw)
@@ -580,30 +607,44 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
        public="bernoulli")
 def bernoulli_p_self(xp, self, *, generator=None):
     if self.dtype.kind != "f":
-        raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
+        which = "self" if self.dtype.kind == "c" else "p"
+        raise NotImplementedError(f"\"bernoulli_tensor_cpu_{which}_\" not implemented for "
                                   f"'{D.from_np(self.dtype)._legacy}'")
     if self.size and not ((self >= 0) & (self <= 1)).all():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could "
                            "this error message be improved?  If so, please report an "
                            "enhancement request to PyTorch.)")
     u = _uniform01(_gen(generator), self.shape, xp.dtype(xp.float64))
-    return xp.ascontiguousarray((u < self).astype(self.dtype))
+    return (u < self).astype(self.dtype, order="C")     # torch: contiguous, whatever p's layout
+
+
+# torch has no derivative for this overload: its grad_fn is a "NotImplemented" node
+@defop("bernoulli.p", node="NotImplemented", promote=Promote.NONE, variants=(),
+       public="bernoulli")
+def bernoulli_p(xp, self, p, *, generator=None):
+    return _bernoulli_scalar(self, p, generator)
+
+
+@bernoulli_p.backward
+def _(ctx, grad):
+    raise RuntimeError("derivative for aten::bernoulli is not implemented")
+
+
+_BERNOULLI_SIGS = ("Tensor input, *, torch.Generator generator = None, Tensor out = None",
+                   "Tensor input, float p, *, torch.Generator generator = None")
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
-    """Draw 0/1 with probabilities `input` (or with the float `p`, shaped like `input`).
-
-    Differences from torch: with a float ``p`` and an input that requires grad, torch attaches a
-    ``NotImplemented`` node; dyngrad returns a tensor without history.
-    """
+    """Draw 0/1 with probabilities `input` (or with the float `p`, shaped like `input`)."""
     check_tensor_arg("bernoulli", input)
     if p is None:
         kw = {"generator": generator} if out is None else {"generator": generator, "out": out}
         return bernoulli_p_self(input, **kw)
-    from .creation import empty_like
-    from .._tensor import contiguous_format
-    result = empty_like(input, memory_format=contiguous_format) if out is None else out
-    return bernoulli_(result, p, generator=generator)
+    if out is not None:
+        err = invalid_combination("bernoulli", (input, p), _BERNOULLI_SIGS)
+        got = f"({_type_name(input)}, {_type_name(p)})"
+        raise TypeError(str(err).replace(got, got[:-1] + ", out=Tensor)", 1))
+    return bernoulli_p(input, p, generator=generator)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
@@ -717,6 +758,6 @@ for _spec in (uniform, normal_inplace, bernoulli_float, bernoulli_tensor, random
 for _fn in (rand, randn, randint, randperm, normal, bernoulli, multinomial, rand_like, randn_like,
             randint_like):
     FUNCTIONS[_fn.__name__] = _fn
-for _name, _fn in (("bernoulli_", bernoulli_), ("random_", random_), ("bernoulli", bernoulli),
+for _name, _fn in (("uniform_", uniform_), ("bernoulli_", bernoulli_), ("random_", random_), ("bernoulli", bernoulli),
                    ("geometric_", geometric_), ("multinomial", multinomial)):
     METHODS[_name] = _fn
