@@ -61,10 +61,26 @@ def elementwise_strides(shape, arrays) -> tuple:
     fast = _fast_layout(shape, arrays)
     if fast is not None:
         return fast
-    strides = [_broadcast_strides(shape, a) for a in arrays]
+    perm = dims_fastest_first(shape, [_broadcast_strides(shape, a) for a in arrays])
+    out = [0] * nd
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(out)
+
+
+def dims_fastest_first(shape, operand_strides) -> list:
+    """TensorIterator's dimension order, fastest-moving dim first (its reorder_dimensions).
+
+    An insertion sort whose comparison asks each operand's strides in turn and takes the
+    first strict preference; a stride of 0 (a broadcast dim) has no say, and equal strides
+    put the smaller size first. With one operand this is also ATen's infer_dense_strides.
+    """
+    nd = len(shape)
 
     def should_swap(d0, d1):
-        for st in strides:
+        for st in operand_strides:
             s0, s1 = st[d0], st[d1]
             if s0 == 0 or s1 == 0:
                 continue
@@ -76,7 +92,7 @@ def elementwise_strides(shape, arrays) -> tuple:
                 return 1
         return 0
 
-    perm = list(range(nd - 1, -1, -1))          # perm[0] is the fastest-moving dim
+    perm = list(range(nd - 1, -1, -1))
     for i in range(1, nd):
         d1 = i
         for d0 in range(i - 1, -1, -1):
@@ -86,12 +102,7 @@ def elementwise_strides(shape, arrays) -> tuple:
                 d1 = d0
             elif c < 0:
                 break
-    out = [0] * nd
-    acc = 1
-    for d in perm:
-        out[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(out)
+    return perm
 
 
 def channels_last_strides(shape) -> tuple:

@@ -6,6 +6,7 @@ reports is the one torch reports, size-0 and size-1 dims included.
 """
 from __future__ import annotations
 
+from .._layout import dims_fastest_first
 from .._utils import contiguous_strides, shape_str
 
 
@@ -166,24 +167,7 @@ def infer_dense_strides(shape, stride) -> tuple:
     if nd == 1:
         return (1,)
 
-    def should_swap(d0, d1):
-        s0, s1 = stride[d0], stride[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if shape[d0] > shape[d1] else 0
-
-    perm = list(range(nd - 1, -1, -1))
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = dims_fastest_first(shape, [stride])
     out = [0] * nd
     acc = 1
     for d in perm:
@@ -254,29 +238,7 @@ def iterator_strides(shape, operands) -> tuple:
     strides = [[0 if (s[i] == 1 and shape[i] != 1) else st[i] for i in range(nd)]
                for s, st in operands]
 
-    def should_swap(d0, d1):
-        for st in strides:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 < s1:
-                return -1
-            if s0 > s1:
-                return 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(nd - 1, -1, -1))
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = dims_fastest_first(shape, strides)
     if perm == list(range(nd - 1, -1, -1)):
         return contiguous_strides(shape)
     out = [0] * nd

@@ -30,6 +30,8 @@ through float (torch's ``c10::Half`` has no constructor from double, so 1 + 2**-
 """
 from __future__ import annotations
 
+from ._geometry import infer_dense_strides, is_non_overlapping_and_dense  # noqa: F401
+
 import math
 import operator
 import warnings
@@ -289,52 +291,6 @@ def cast_array(arr, np_dtype):
 # ---------------------------------------------------------------------------------------------
 # Layouts: contiguous, channels_last, and torch's preserve_format
 # ---------------------------------------------------------------------------------------------
-def is_non_overlapping_and_dense(shape, strides) -> bool:
-    """torch's ``compute_non_overlapping_and_dense``."""
-    if len(shape) == 1:
-        return shape[0] < 2 or strides[0] == 1
-    perm = sorted(range(len(shape)), key=lambda i: (shape[i] < 2, strides[i]))
-    need = 1
-    for i in perm:
-        if shape[i] < 2:
-            return True
-        if strides[i] != need:
-            return False
-        need *= shape[i]
-    return True
-
-
-def infer_dense_strides(shape, strides) -> tuple:
-    """torch's ``infer_dense_strides``: dense strides keeping the dimension order of `strides`."""
-    nd = len(shape)
-    perm = list(range(nd - 1, -1, -1))
-
-    def should_swap(d0, d1):
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if shape[d0] > shape[d1] else 0
-
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    out = [0] * nd
-    acc = 1
-    for d in perm:
-        out[d] = acc
-        if shape[d] > 1:
-            acc *= shape[d]
-    return tuple(out)
-
-
 def preserve_strides(shape, strides) -> tuple:
     """Strides of ``empty_like(x)`` with preserve_format: x's own if dense, else inferred."""
     shape, strides = tuple(shape), tuple(strides)

@@ -339,6 +339,8 @@ def random_(self, *args, generator=None, **kwargs):
         raise TypeError(f"random_() received an invalid combination of arguments - got "
                         f"({got}), but expected one of:\n{_RANDOM_SIGNATURES}")
     args = tuple(None if a is None else int(a) for a in args)
+    if any(a is not None and not -2 ** 63 <= a < 2 ** 63 for a in args):
+        raise ValueError("Overflow when unpacking long long")
     if len(args) == 2:
         return random_from.call_inplace(self, args[0], args[1], generator=generator)
     if len(args) == 1:
