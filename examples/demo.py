@@ -44,3 +44,29 @@ for name_a, a in kinds:
         else:
             cells.append(f"{str(torch.result_type(a, b)).replace('torch.', ''):>14}")
     print(f"{name_a:>{width}} + " + "  ".join(cells))
+
+section("Autograd: the graph is recorded as ops run (seed 002, seed 003)")
+x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+y = torch.tensor([[5., 6.], [7., 8.]], requires_grad=True)
+out = (x.pow(2) * y).sum()
+print(out)
+print("out.grad_fn.next_functions =", out.grad_fn.next_functions[0][0].name(), "←",
+      [fn.name() for fn, _ in out.grad_fn.next_functions[0][0].next_functions])
+out.backward()
+print("x.grad =", x.grad)
+print("y.grad =", y.grad)
+
+section("Higher-order derivatives with create_graph")
+x = torch.tensor(2.0, requires_grad=True)
+g, = torch.autograd.grad(x ** 3, x, create_graph=True)
+g2, = torch.autograd.grad(g, x)
+print("d/dx x^3 at 2 =", g, "  d2/dx2 =", g2)
+
+section("Version counters catch in-place damage (seed 001 §1.7)")
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+b = a.exp()
+b.add_(1)
+try:
+    b.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", str(e)[:120], "…")

@@ -760,6 +760,7 @@ for _spec in (uniform, normal_inplace, bernoulli_float, bernoulli_tensor, random
 for _fn in (rand, randn, randint, randperm, normal, bernoulli, multinomial, rand_like, randn_like,
             randint_like):
     FUNCTIONS[_fn.__name__] = _fn
-for _name, _fn in (("uniform_", uniform_), ("bernoulli_", bernoulli_), ("random_", random_), ("bernoulli", bernoulli),
-                   ("geometric_", geometric_), ("multinomial", multinomial)):
+for _name, _fn in (("uniform_", uniform_), ("bernoulli_", bernoulli_), ("random_", random_),
+                   ("bernoulli", bernoulli), ("geometric_", geometric_),
+                   ("multinomial", multinomial)):
     METHODS[_name] = _fn

@@ -21,9 +21,12 @@ GRAD_DTYPES = ("float32", "float64")
 
 def grad_cases(flag: str, dtypes=GRAD_DTYPES, inplace=False):
     """pytest params (op, dtype) for the ops whose `flag` (supports_autograd…) is set; with
-    `inplace`, only those with an in-place variant."""
+    `inplace`, only those with an in-place variant; without, only those with a function form
+    (in-place-only ops are tested as in-place variants); ``inplace=None``: every op."""
+    def wanted(op):
+        return op.inplace if inplace else inplace is None or not op.inplace_only
     return [pytest.param(op, dt, id=f"{op.id}-{dt}") for op in OP_DB if getattr(op, flag)
-            and (op.inplace or not inplace) for dt in dtypes if dt in op.dtypes]
+            and wanted(op) for dt in dtypes if dt in op.dtypes]
 
 
 def _is_tensor(value) -> bool:
@@ -60,15 +63,16 @@ def outputs_of(result):
 def run_with_grad(op, sample, lib, inplace=False):
     """(leaves, outputs, exception) for one call of `op` on `sample` with gradients on.
 
-    With `inplace`, the in-place variant runs on a clone of the input (a leaf cannot be
-    modified in place), so the graph has the op's node rebased over a CloneBackward0.
+    With `inplace` (always for in-place-only ops), the in-place variant runs on a clone of the
+    input (a leaf cannot be modified in place), so the graph has the op's node rebased over a
+    CloneBackward0.
     """
     args, kwargs = sample.to(lib)
     leaves = []
     _mark(args, leaves)
     _mark(kwargs, leaves)
     try:
-        if inplace:
+        if inplace or op.inplace_only:
             result = getattr(args[0].clone(), op.inplace)(*args[1:], **kwargs)
         else:
             result = op.op(lib)(*args, **kwargs)

@@ -165,7 +165,7 @@ def _check_inplace(op, sample, where) -> bool:
     x, tx = args[0], targs[0]
     version, tversion = x._version, tx._version
     others = snapshot(args[1:], kwargs)
-    base = x._base if x._base is not None else None
+    base = x._base
     base_before = None if base is None else to_numpy(base)
     expected, texc = call(lambda *a, **k: getattr(tx, op.inplace)(*a, **k), targs[1:], tkwargs)
     got, exc = call(lambda *a, **k: getattr(x, op.inplace)(*a, **k), args[1:], kwargs)

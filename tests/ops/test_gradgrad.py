@@ -19,7 +19,7 @@ from ._grad_support import (StrictXfail, as_tensors, assert_grads_close, assert_
                             grad_cases, random_like, run_with_grad, sample_seed)
 
 
-@pytest.mark.parametrize("op,dtype", grad_cases("supports_gradgrad", ("float64",)))
+@pytest.mark.parametrize("op,dtype", grad_cases("supports_gradgrad", ("float64",), inplace=None))
 def test_gradgrad(op, dtype):
     with StrictXfail(op.xfail_reason("gradgrad", dtype)):
         _check_gradgrad(op, dtype)
