@@ -86,6 +86,23 @@ def _comparison_samples(dtype, rng):
     return out
 
 
+def _isclose_samples(dtype, rng):
+    """Near and far values, NaN and inf, with and without tolerances and equal_nan."""
+    x = make_array((3, 4), dtype, rng, -2, 2)
+    near = x.copy()
+    if near.dtype.kind in "fc":
+        near = near + near.dtype.type(1e-6)
+    samples = [SampleInput(x, near, desc="near"), SampleInput(x, x[0].copy(), desc="broadcast"),
+               SampleInput(x, near, rtol=0.0, atol=0.0, desc="exact tolerances"),
+               SampleInput(x, near, 1e-3, 1e-3, desc="positional tolerances")]
+    if x.dtype.kind == "f":
+        special = x.copy()
+        special[0, :3] = [np.nan, np.inf, -np.inf]
+        samples += [SampleInput(special, special.copy(), desc="nan/inf"),
+                    SampleInput(special, special.copy(), equal_nan=True, desc="equal_nan")]
+    return samples
+
+
 def _tie_samples(dtype, rng):
     """Equal elements (maximum/minimum split the gradient between tied operands)."""
     x = make_array((3, 4), dtype, rng, -2, 2)
@@ -124,6 +141,8 @@ OP_DB += [
     *[OpInfo(name, binary_samples(-2, 2, scalars=(), partners=("float64", "int32", "bool")),
              ALL_DTYPES) for name in ("logical_and", "logical_or", "logical_xor")],
     OpInfo("logical_not", unary_samples(-2, 2), ALL_DTYPES),
+    OpInfo("isclose", _isclose_samples, ALL_DTYPES,
+           supports_out=False),
     # bitwise ops
     *[OpInfo(name, _bitwise_samples, INTS_AND_BOOL)
       for name in ("bitwise_and", "bitwise_or", "bitwise_xor")],
