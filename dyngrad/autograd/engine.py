@@ -347,6 +347,11 @@ def validate_outputs(fn, outputs):
         if data.shape != shape:
             g = _sum_to(fn, i, g, shape)
         if data.dtype is not dtype and data.dtype != dtype:
+            if data.dtype.kind == "c" and dtype.kind != "c":   # torch's validate_outputs check
+                raise RuntimeError(
+                    "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+                    "grad_is_complex) to be true, but got false.  (Could this error message be "
+                    "improved?  If so, please report an enhancement request to PyTorch.)")
             g = g.to(_from_np(dtype))
         outputs[i] = g
     return outputs

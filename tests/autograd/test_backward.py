@@ -122,7 +122,7 @@ def test_grad_allow_unused_and_materialize():
 
 @pytest.mark.parametrize("case", [
     "non_scalar", "no_grad_root", "shape_mismatch", "grad_shape_mismatch", "twice",
-    "saved_after_free", "unused", "not_requires_grad_input"])
+    "saved_after_free", "unused", "not_requires_grad_input", "complex_grad_for_real"])
 def test_errors_match_torch(case):
     def ex(torch):
         x = torch.ones(2, 2, requires_grad=True)
@@ -146,6 +146,8 @@ def test_errors_match_torch(case):
             torch.autograd.grad((x * 2).sum(), [x, torch.ones(1, requires_grad=True)])
         elif case == "not_requires_grad_input":
             torch.autograd.grad((x * 2).sum(), [torch.ones(1)])
+        elif case == "complex_grad_for_real":
+            x.sum(dtype=torch.complex64).real.backward()
     assert_prints_like_torch(ex)
 
 
