@@ -211,11 +211,11 @@ class OpNode(Node):
         if saved is None:
             from .saved import FREED_MESSAGE
             raise RuntimeError(FREED_MESSAGE)
-        return tuple(s.unpack(self) for s in saved)
+        return tuple([s.unpack(self) for s in saved])
 
     @property
     def needs_input_grad(self) -> tuple:
-        return tuple(e[0] is not None for e in self.next_functions)
+        return tuple([e[0] is not None for e in self.next_functions])
 
     def __getattr__(self, name):
         spec = type(self).spec

@@ -25,7 +25,7 @@ class SavedTensor:
     __slots__ = ("tensor", "storage", "data", "offset", "version", "output_nr", "is_output")
 
     def __init__(self, tensor, is_output: bool = False, output_nr: int = 0):
-        if getattr(tensor, "_is_inference", False):
+        if tensor._is_inference:
             raise RuntimeError(INFERENCE_MESSAGE)
         self.is_output = is_output
         if is_output:

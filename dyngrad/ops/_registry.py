@@ -66,8 +66,8 @@ class OpSpec:
                  "diff_index",
                  "nondiff_outputs", "list_input", "nopromote", "__wrapped__", "doc",
                  "pointwise", "fast", "scalars", "optional",
-                 "node_cls", "arg_positions", "arg_defaults", "save_index", "saves_result",
-                 "save_when")
+                 "node_cls", "arg_positions", "arg_defaults", "saves_result",
+                 "save_when", "save_plan", "link_requiring_only")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False):
@@ -114,7 +114,9 @@ class OpSpec:
                               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)}
         self.arg_defaults = {p.name: (None if p.default is p.empty else p.default)
                              for p in others}
-        self.save_index = tuple(self.inputs.index(n) for n in self.saves if n != "result")
+        self.save_plan = tuple((self.inputs.index(n), self.save_when.get(n, -1))
+                               for n in self.saves if n != "result")
+        self.link_requiring_only = node == "NotImplemented"
         self.saves_result = "result" in self.saves
         self.node_cls = _node_class(self) if node else None
         self.__wrapped__ = kernel
@@ -264,7 +266,7 @@ def _record(spec, inputs, rest, kwargs, outputs):
     meta = []
     diff = spec.diff_index
     linked = inputs if diff is None else [inputs[i] for i in diff]
-    if spec.node == "NotImplemented":   # torch links only the inputs that require grad
+    if spec.link_requiring_only:   # torch's NotImplemented nodes link only inputs needing grad
         linked = [t for t in linked if isinstance(t, _Tensor) and t._requires_grad]
     for t in linked:
         if isinstance(t, _Tensor):
@@ -283,14 +285,13 @@ def _record(spec, inputs, rest, kwargs, outputs):
     node._args = rest
     node._kwargs = kwargs
     saved = []
-    save_when = spec.save_when
-    for name, i in zip(spec.saves, spec.save_index):
-        t = inputs[i]
-        if save_when and name in save_when:
-            w = inputs[save_when[name]]
+    for i, when in spec.save_plan:      # (input index, index of the input that needs it or -1)
+        if when >= 0:
+            w = inputs[when]
             if not (isinstance(w, _Tensor) and w._requires_grad):
                 saved.append(_NOT_SAVED)
                 continue
+        t = inputs[i]
         saved.append(SavedTensor(t) if isinstance(t, _Tensor) else _SavedValue(t))
     if len(outputs) == 1:
         out = outputs[0]
