@@ -4,6 +4,8 @@
 """
 from __future__ import annotations
 
+import sys as _sys
+
 from . import _dtypes
 from ._dtypes import (  # noqa: F401
     bool_ as bool, uint8, int8, int16, int32, int64, float16, float32, float64,
@@ -24,7 +26,7 @@ from . import ops as _ops
 from . import autograd  # noqa: F401
 from . import cuda  # noqa: F401
 from .ops import random  # noqa: F401  (torch.random: seeding and generator state)
-__import__("sys").modules[__name__ + ".random"] = random   # `import dyngrad.random`
+_sys.modules[__name__ + ".random"] = random   # so that `import dyngrad.random` works
 from ._tensor import install_methods as _install_methods, install_operators as _install_operators
 
 half, float, double = float16, float32, float64

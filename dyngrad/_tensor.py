@@ -80,7 +80,6 @@ class Tensor:
     _backward_hooks = None     # {handle id: hook} for a leaf's Tensor.register_hook
     _post_accumulate_grad_hooks = None
     _is_inference = False
-    _view_fn = None
     _accumulator = None        # weak reference to the leaf's AccumulateGrad
 
     # Tensor() / Tensor(data) / Tensor(*sizes): torch's legacy constructor (default dtype).
@@ -380,10 +379,6 @@ class Tensor:
     @grad.deleter
     def grad(self) -> None:
         self._grad = None
-
-    @property
-    def _base_or_none(self):
-        return getattr(self, "_base", None)
 
     def is_inference(self) -> bool:
         """True for tensors created in inference mode."""
