@@ -151,3 +151,21 @@ def test_gradient_penalty_matches_torch():
         penalty.backward()
         res.append(W.grad.detach().numpy())
     np.testing.assert_allclose(res[0], res[1], rtol=1e-10)
+
+
+def test_failed_backward_leaves_grads_as_torch_does():
+    """Leaves accumulate as their nodes run: a backward that fails midway keeps those grads."""
+    def ex(torch):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = torch.tensor([3.0, 4.0], requires_grad=True)
+        b = y.exp()
+        c = (b * 3).sum()
+        b.add_(1)                  # ExpBackward0's saved result is now stale
+        a = (x * 2).sum()          # created last, so it runs (and x accumulates) first
+        loss = a + c
+        try:
+            loss.backward()
+        except RuntimeError as e:
+            print("RuntimeError:", str(e)[:60])
+        print(x.grad, y.grad)
+    assert_prints_like_torch(ex)
