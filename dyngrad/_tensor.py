@@ -414,7 +414,9 @@ class Tensor:
         self._offset = value._offset
 
     # -- conversion to Python and NumPy -----------------------------------------------------
-    def numpy(self, *, force: bool = False):
+    def numpy(self, *args, force: bool = False):
+        if args:   # torch's signature is keyword-only, and so is its error
+            raise TypeError(f"numpy() takes 0 positional arguments but {len(args)} was given")
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
@@ -637,8 +639,18 @@ _OPERATORS = [
 ]
 
 
+def _operand_ok(other) -> bool:
+    """Operands torch's Python operators accept; for others Python tries the other side."""
+    return isinstance(other, (Tensor, bool, int, float, complex)) or \
+        type(other).__module__ == "numpy"
+
+
 def _operator(op_name: str, kind: str):
-    """One Python operator; a registry primitive gets the dispatcher's fast path directly."""
+    """One Python operator; a registry primitive gets the dispatcher's fast path directly.
+
+    An operand torch does not take (a string, None…) gives NotImplemented, so Python raises
+    its usual "unsupported operand type(s)" TypeError, as it does with torch.
+    """
     fn = getattr(_ops, op_name, None)
     if isinstance(fn, _registry.OpSpec):
         spec, run = fn, _registry._run
@@ -650,19 +662,27 @@ def _operator(op_name: str, kind: str):
                 return t if t is not None else run(spec, (self,), {})
         elif kind == "reflected":
             def dunder(self, other):
+                if not _operand_ok(other):
+                    return NotImplemented
                 return run(spec, (other, self), {})
         else:
             fast2 = _registry.fast_binary
 
             def dunder(self, other):
                 t = fast2(spec, self, other)
-                return t if t is not None else run(spec, (self, other), {})
+                if t is not None:
+                    return t
+                if not _operand_ok(other):
+                    return NotImplemented
+                return run(spec, (self, other), {})
         return dunder
     if kind == "unary":
         return lambda self: getattr(_ops, op_name)(self)
     if kind == "reflected":
-        return lambda self, other: getattr(_ops, op_name)(other, self)
-    return lambda self, other: getattr(_ops, op_name)(self, other)
+        return lambda self, other: getattr(_ops, op_name)(other, self) \
+            if _operand_ok(other) else NotImplemented
+    return lambda self, other: getattr(_ops, op_name)(self, other) \
+        if _operand_ok(other) else NotImplemented
 
 
 def install_operators() -> None:

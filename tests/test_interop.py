@@ -332,8 +332,7 @@ def test_complex_to_real_warns_like_torch():
 # ---------------------------------------------------------------------------------------------
 PROTOCOL_CASES = [
     "t.ones(3, requires_grad=True).numpy()", "t.ones(3, requires_grad=True).numpy(force=True)",
-    pytest.param("t.ones(3).numpy(True)", marks=pytest.mark.xfail(
-        strict=True, reason="Tensor.numpy's signature gives Python's TypeError text")),
+    "t.ones(3).numpy(True)",
     "t.ones(2, 3).t().numpy()", "t.tensor(3.5).numpy()",
     "np.asarray(t.ones(3, requires_grad=True))", "np.array(t.ones(3, requires_grad=True))",
     "np.asarray(t.ones(3), dtype=np.float64)", "np.asarray(t.ones(2, 3).t())",

@@ -226,10 +226,11 @@ def test_where_with_a_string_is_a_type_error():
     assert str(exc) == "where(): argument 'other' (position 3) must be Tensor, not str"
 
 
-@pytest.mark.xfail(reason="Tensor dunders (dyngrad/_tensor.py) do not return NotImplemented "
-                          "for unsupported operand types yet", strict=True)
 def test_dunder_with_str_is_unsupported_operand():
     raises_like_torch(lambda lib: m23(lib) + "a")
+    raises_like_torch(lambda lib: "a" + m23(lib))
+    raises_like_torch(lambda lib: m23(lib) * None)
+    raises_like_torch(lambda lib: m23(lib) - [1])
 
 
 # -- OpInfo negative claims: dtypes an op does not list must raise torch's error ----------------
