@@ -565,13 +565,16 @@ def install_methods(methods: dict) -> None:
 def _as_method(fn, name):
     if isinstance(fn, _registry.OpSpec):       # one frame less on the hot path
         spec, run, fast1 = fn, _registry._run, _registry.fast_unary
-
-        def method(self, *args, **kwargs):
-            if not args and not kwargs and spec.fast and spec.n_inputs == 1:
-                t = fast1(spec, self)
-                if t is not None:
-                    return t
-            return run(spec, (self,) + args, kwargs)
+        if spec.fast and spec.n_inputs == 1:
+            def method(self, *args, **kwargs):
+                if not args and not kwargs:
+                    t = fast1(spec, self)
+                    if t is not None:
+                        return t
+                return run(spec, (self,) + args, kwargs)
+        else:
+            def method(self, *args, **kwargs):
+                return run(spec, (self,) + args, kwargs)
     else:
         def method(self, *args, **kwargs):
             return fn(self, *args, **kwargs)
