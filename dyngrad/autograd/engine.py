@@ -185,6 +185,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     prev_grad_mode = _state.grad_enabled
     _state.grad_enabled = create_graph   # formulas and hooks run in this mode, as in torch
     pop, push = heapq.heappop, heapq.heappush
+    owned = None if create_graph else set()   # see _add_to_buffer
     plain = captures is None   # no gradients to capture: the common case of _run_node applies
     try:
         while heap:
@@ -213,7 +214,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                         if buf is None and nr == 0:
                             buffers[nxt] = [g]
                         else:
-                            _add_to_buffer(buffers, nxt, nr, g)
+                            _add_to_buffer(buffers, nxt, nr, g, owned)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
@@ -235,8 +236,13 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     return captured
 
 
-def _add_to_buffer(buffers, fn, nr, g):
-    """Sum gradient `g` into slot `nr` of fn's input buffer (one slot per forward output)."""
+def _add_to_buffer(buffers, fn, nr, g, owned=None):
+    """Sum gradient `g` into slot `nr` of fn's input buffer (one slot per forward output).
+
+    The first sum makes a new tensor; `owned` remembers the slots holding such a sum, which
+    only the engine can see, so later gradients are added into it in place (torch's
+    InputBuffer does the same). With ``create_graph`` (`owned` is None) every sum is recorded.
+    """
     buf = buffers.get(fn)
     if buf is None:
         if nr == 0:
@@ -246,7 +252,14 @@ def _add_to_buffer(buffers, fn, nr, g):
     while len(buf) <= nr:
         buf.append(None)
     old = buf[nr]
-    buf[nr] = g if old is None else old + g
+    if old is None:
+        buf[nr] = g
+    elif owned is not None and (fn, nr) in owned and old._data.shape == g._data.shape:
+        old._data += g._data
+    else:
+        buf[nr] = old + g
+        if owned is not None:
+            owned.add((fn, nr))
 
 
 def _run_node(fn, grads, captures, captured, must, retain_graph):
