@@ -169,3 +169,19 @@ def test_failed_backward_leaves_grads_as_torch_does():
             print("RuntimeError:", str(e)[:60])
         print(x.grad, y.grad)
     assert_prints_like_torch(ex)
+
+
+def test_buffer_sums_never_touch_gradients_others_hold():
+    """The engine adds into its own buffer sums in place; hooks and grad() see stable values."""
+    def ex(torch):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 1
+        seen = []
+        a, b, c = y * 2, y * 3, y * 4
+        for t in (a, b, c):
+            t.register_hook(lambda g: seen.append(g))
+        out = (a + b + c).sum()
+        gy, = torch.autograd.grad(out, y, retain_graph=True)
+        out.backward()
+        print(gy, x.grad, [s.tolist() for s in seen])
+    assert_prints_like_torch(ex)
