@@ -18,9 +18,11 @@ no node of their own, exactly as in torch.
 Note [Hot path]
 ~~~~~~~~~~~~~~~
 ``x + y`` on tiny tensors is dominated by Python overhead, so the common case is kept short:
-positional arguments only, every input a Tensor of the same dtype, one dict lookup for the
-dtypes. Everything else (keyword arguments, Python scalars, mixed dtypes) takes the general path
-below it, which is written for clarity rather than speed.
+``fast_unary`` / ``fast_binary`` serve positional calls whose Tensors share one dtype (or a
+Tensor and a Python float/int) with one dict lookup for the promotion; the Python operators and
+the methods of unary ops call them directly, skipping a frame. Everything else (keywords,
+mixed dtypes, lists, ``out=``, in-place) takes ``_run_general``, written for clarity rather
+than speed. The bench (``make bench``) measures this path against torch.
 """
 from __future__ import annotations
 
@@ -41,7 +43,6 @@ _ndarray = _npb.ndarray
 _asarray = _npb.xp.asarray
 _xp = _npb.xp
 _new = object.__new__
-_XP = {_npb.ndarray: _npb.xp}
 
 OPS: dict = {}        # "add.Tensor" -> OpSpec
 FUNCTIONS: dict = {}  # public name -> callable for the dyngrad namespace
