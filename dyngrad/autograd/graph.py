@@ -25,6 +25,7 @@ import itertools
 import weakref
 
 from ..utils.hooks import RemovableHandle
+from .saved import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks  # noqa: F401
 
 _next_sequence_nr = itertools.count().__next__
 UINT64_MAX = 2 ** 64 - 1

@@ -11,10 +11,26 @@ point backwards in the graph, so they are kept as they are (``_saved_self is x``
 
 The version check reads the Storage's counter, which views and ``detach()`` share (Note
 [Version counters] in _storage.py): any in-place write through any alias is caught.
+
+Note [Saved tensor hooks]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+Inside ``saved_tensors_hooks(pack, unpack)`` a SavedTensor keeps ``pack(tensor)`` (called under
+no_grad, with the tensor itself) instead of the tensor, plus what is needed to reconnect the
+unpacked value to the graph: the input's grad_fn / output_nr, or its requires_grad and weak
+AccumulateGrad for a leaf. Unpacking calls ``unpack(packed)`` and wraps the result in a new
+Tensor carrying that graph position, as torch's SavedVariable::unpack does; the version counter
+is not checked (torch cannot follow versions through the hooks either). Such a SavedTensor is
+marked by ``version is None`` and its ``data`` slot holds the ``_Packed`` record.
+
+The hooks stack is thread-local, as in torch. Saving must stay cheap when no hook is active, so
+SavedTensor.__init__ first reads ``_hooks_active``, a module global counting the pushes of all
+threads; only when it is non-zero does it look at this thread's stack.
 """
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
 
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 
@@ -28,6 +44,11 @@ class SavedTensor:
         if tensor._is_inference:
             raise RuntimeError(INFERENCE_MESSAGE)
         self.is_output = is_output
+        if _hooks_active:
+            stack = _tls.stack
+            if stack:
+                self._pack(tensor, *stack[-1], output_nr)
+                return
         if is_output:
             self.tensor = None
             self.storage = tensor._storage_obj()
@@ -47,6 +68,8 @@ class SavedTensor:
 
     def unpack(self, node):
         """The saved tensor, after checking nothing modified it in place since it was saved."""
+        if self.version is None:
+            return self.data.unpack(node)
         if self.current_version() != self.version:
             raise RuntimeError(self._modified_message(node))
         if not self.is_output:
@@ -61,6 +84,35 @@ class SavedTensor:
         if self.output_nr:
             t._output_nr = self.output_nr
         return t
+
+    # -- saved tensor hooks (Note [Saved tensor hooks]) ----------------------------------------
+    def _pack(self, tensor, pack_hook, unpack_hook, output_nr=0):
+        from .grad_mode import _state
+        version = tensor._version
+        prev, _state.grad_enabled = _state.grad_enabled, False
+        try:
+            packed = pack_hook(tensor)
+        finally:
+            _state.grad_enabled = prev
+        if tensor._version != version:
+            raise RuntimeError(PACK_INPLACE_MESSAGE)
+        rec = _Packed(packed, unpack_hook, self.is_output, output_nr)
+        if not self.is_output:
+            rec.grad_fn = tensor.grad_fn
+            rec.output_nr = tensor._output_nr
+            rec.requires_grad = tensor._requires_grad
+            rec.accumulator = tensor._accumulator
+        self.tensor = self.storage = None
+        self.data = rec
+        self.version = None
+
+    def register_hooks(self, pack_hook, unpack_hook) -> None:
+        """Pack this saved tensor now with `pack_hook` (``_raw_saved_self.register_hooks``)."""
+        if self.version is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
+                               "been set. Hint: only one pair of hooks is allowed at a time.")
+        tensor = self.unpack(None)
+        self._pack(tensor, pack_hook, unpack_hook, self.output_nr if self.is_output else 0)
 
     def _modified_message(self, node) -> str:
         if self.is_output:
@@ -78,6 +130,125 @@ class SavedTensor:
                 f"expected version {self.version} instead. Hint: enable anomaly detection to "
                 "find the operation that failed to compute its gradient, with "
                 "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+class _Packed:
+    """What a hooked SavedTensor keeps: the packed object and the tensor's graph position."""
+
+    __slots__ = ("packed", "unpack_hook", "is_output", "output_nr", "grad_fn", "requires_grad",
+                 "accumulator")
+
+    def __init__(self, packed, unpack_hook, is_output, output_nr):
+        self.packed = packed
+        self.unpack_hook = unpack_hook
+        self.is_output = is_output     # a saved output's grad_fn is the node unpacking it
+        self.output_nr = output_nr
+        self.grad_fn = None
+        self.requires_grad = True
+        self.accumulator = None
+
+    def unpack(self, node):
+        from .._tensor import Tensor
+        data = self.unpack_hook(self.packed)
+        if not isinstance(data, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(data).__name__}")
+        grad_fn = node if self.is_output else self.grad_fn
+        if grad_fn is None and not self.requires_grad and not data._requires_grad:
+            return data
+        t = object.__new__(Tensor)
+        t._data = data._data
+        t._storage = data._storage_obj()
+        t._offset = data._offset
+        t.grad_fn = grad_fn
+        if grad_fn is not None:
+            t._requires_grad = True
+            if self.output_nr:
+                t._output_nr = self.output_nr
+        else:
+            t._requires_grad = self.requires_grad
+            if self.accumulator is not None:
+                t._accumulator = self.accumulator
+        return t
+
+
+class _HooksState(threading.local):
+    def __init__(self):
+        self.stack = []                 # (pack_hook, unpack_hook) pairs, innermost last
+        self.disabled_message = None
+
+
+_tls = _HooksState()
+_hooks_active = 0                       # pushes in all threads: the fast check in SavedTensor
+
+
+def _push_saved_tensors_default_hooks(pack_hook, unpack_hook) -> None:
+    global _hooks_active
+    if _tls.disabled_message is not None:
+        raise RuntimeError(_tls.disabled_message)
+    _tls.stack.append((pack_hook, unpack_hook))
+    _hooks_active += 1
+
+
+def _pop_saved_tensors_default_hooks() -> None:
+    global _hooks_active
+    _tls.stack.pop()
+    _hooks_active -= 1
+
+
+class saved_tensors_hooks:
+    """Pack/unpack hooks for the tensors saved for backward inside the block (innermost wins)."""
+
+    def __init__(self, pack_hook, unpack_hook) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> None:
+        _push_saved_tensors_default_hooks(self.pack_hook, self.unpack_hook)
+
+    def __exit__(self, *args) -> None:
+        _pop_saved_tensors_default_hooks()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Keep the tensors saved inside the block on the CPU (torch's code: on CPU, no copy unless
+    pin_memory)."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        def pack_to_cpu(tensor):
+            if not pin_memory:
+                return (tensor.device, tensor.cpu())
+            from .. import empty
+            packed = empty(tensor.size(), dtype=tensor.dtype, layout=tensor.layout)
+            packed.copy_(tensor)
+            return (tensor.device, packed)
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message: str):
+    """Make entering ``saved_tensors_hooks`` raise RuntimeError(error_message) inside the block."""
+    prev = None
+    try:
+        prev = _tls.disabled_message
+        if _tls.stack:
+            raise RuntimeError(error_message)
+        _tls.disabled_message = error_message
+        yield
+    finally:
+        _tls.disabled_message = prev
+
+
+PACK_INPLACE_MESSAGE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack "
+    "hook cannot be modified by in-place operations as this can lead to unexpected side-effects. "
+    "Please open an issue if you need to perform in-place operations on the input to a pack "
+    "hook.")
 
 
 FREED_MESSAGE = (
