@@ -16,13 +16,6 @@ import dyngrad
 AVX2 = torch.backends.cpu.get_cpu_capability() == "AVX2"
 
 
-@pytest.fixture(autouse=True)
-def _grad_mode_on():
-    """Run with grad mode on whatever other test modules left behind."""
-    with dyngrad.enable_grad(), torch.enable_grad():
-        yield
-
-
 def run(expr, lib, env=None):
     ns = {"t": lib, "np": np, "math": math, **(env or {})}
     try:

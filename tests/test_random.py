@@ -13,13 +13,6 @@ import torch
 import dyngrad
 
 
-@pytest.fixture(autouse=True)
-def _grad_mode_on():
-    """Run with grad mode on whatever other test modules left behind."""
-    with dyngrad.enable_grad(), torch.enable_grad():
-        yield
-
-
 def run(expr, lib):
     try:
         with warnings.catch_warnings(record=True) as w:

@@ -20,6 +20,8 @@ from dyngrad.ops._registry import OPS
 from opinfo import OP_DB
 from opinfo.core import TOLERANCES
 
+from ._grad_support import StrictXfail
+
 CASES = [pytest.param(op, dt, id=f"{op.id}-{dt}") for op in OP_DB for dt in op.dtypes]
 
 
@@ -84,27 +86,10 @@ def assert_unmutated(snap, where: str) -> None:
         assert to_numpy(t).tobytes() == before.tobytes(), f"{where}: an input was modified"
 
 
-class _StrictXfail:
-    """Run a test body; with a reason, expect a failure (strict: passing is an error)."""
-
-    def __init__(self, reason):
-        self.reason = reason
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        if self.reason is None:
-            return False
-        if exc_type is None:
-            pytest.fail(f"XPASS(strict): {self.reason}")
-        pytest.xfail(self.reason)
-
-
 # -- the OpInfo-driven test ----------------------------------------------------------------------
 @pytest.mark.parametrize("op,dtype", CASES)
 def test_forward(op, dtype):
-    with _StrictXfail(op.xfail_reason("forward", dtype)):
+    with StrictXfail(op.xfail_reason("forward", dtype)):
         _check_op(op, dtype)
 
 
