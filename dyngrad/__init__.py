@@ -25,6 +25,7 @@ from .autograd.grad_mode import (  # noqa: F401
 from . import ops as _ops
 from . import autograd  # noqa: F401
 from . import cuda  # noqa: F401
+from . import linalg, nn, special  # noqa: F401,E402  (namespaces filled from the op registry)
 from .ops import random  # noqa: F401  (torch.random: seeding and generator state)
 _sys.modules[__name__ + ".random"] = random   # so that `import dyngrad.random` works
 from ._tensor import install_methods as _install_methods, install_operators as _install_operators
@@ -57,6 +58,6 @@ def numel(input) -> int:
     return input.numel()
 
 
-globals().update(_ops.FUNCTIONS)
+globals().update({k: v for k, v in _ops.FUNCTIONS.items() if "." not in k})
 _install_methods(_ops.METHODS)
 _install_operators()

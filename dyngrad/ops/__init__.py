@@ -1,24 +1,24 @@
 """All ops, declared in the registry (see _registry.py) and gathered in this namespace.
 
 ``dyngrad.ops.add`` is the dispatcher entry for ``add``; ``dyngrad.ops.add_`` its in-place
-variant. The top-level ``dyngrad`` namespace re-exports the function variants.
-"""
-from ._registry import FUNCTIONS, INPLACE, METHODS, OPS, composite, defop  # noqa: F401
+variant. The top-level ``dyngrad`` namespace re-exports the function variants; dotted public
+names (``"linalg.inv"``, ``"nn.functional.relu"``) go to ``dyngrad.linalg``,
+``dyngrad.nn.functional``… (see ``_registry.namespace``).
 
-# Each module registers its ops on import.
-from . import creation  # noqa: F401,E402
-from . import tensor_new  # noqa: F401,E402
-from . import range_factories  # noqa: F401,E402
-from . import random  # noqa: F401,E402
-from . import distributions  # noqa: F401,E402
-from . import conversion  # noqa: F401,E402
-from . import pointwise  # noqa: F401,E402
-from . import arithmetic  # noqa: F401,E402
-from . import reduction  # noqa: F401,E402
-from . import shape  # noqa: F401,E402
+Every module of this package whose name does not start with an underscore registers its ops on
+import; modules are discovered, so a new op family is one new file. Modules import what they
+use from each other explicitly, so the order of discovery does not matter.
+"""
+import importlib as _importlib
+import pkgutil as _pkgutil
+
+from ._registry import FUNCTIONS, INPLACE, METHODS, OPS, composite, defop, namespace  # noqa: F401
+
+for _module in sorted(m.name for m in _pkgutil.iter_modules(__path__)):
+    if not _module.startswith("_"):
+        _importlib.import_module(f"{__name__}.{_module}")
 from .indexing import delitem, getitem, setitem  # noqa: F401,E402
-from . import linalg  # noqa: F401,E402
 from . import _autograd_utils  # noqa: F401,E402
 
 globals().update(METHODS)
-globals().update(FUNCTIONS)
+globals().update({k: v for k, v in FUNCTIONS.items() if "." not in k})

@@ -45,7 +45,7 @@ _xp = _npb.xp
 _new = object.__new__
 
 OPS: dict = {}        # "add.Tensor" -> OpSpec
-FUNCTIONS: dict = {}  # public name -> callable for the dyngrad namespace
+FUNCTIONS: dict = {}  # public name -> callable; dotted names ("linalg.inv") go to submodules
 METHODS: dict = {}    # Tensor method name -> callable(self, ...)
 INPLACE: dict = {}    # in-place variants by name ("add_"), also in METHODS
 
@@ -712,8 +712,21 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
     return deco
 
 
+def namespace(prefix: str) -> dict:
+    """The functions published under ``prefix`` (``"linalg"``, ``"nn.functional"``), by their
+    last name: what ``dyngrad.linalg`` or ``dyngrad.nn.functional`` re-export."""
+    head = prefix + "."
+    return {k[len(head):]: v for k, v in FUNCTIONS.items()
+            if k.startswith(head) and "." not in k[len(head):]}
+
+
 def composite(name: str, *, method: bool = True, function: bool = True, inplace: str | None = None):
-    """Declare an op torch decomposes into primitives: a plain function, no node of its own."""
+    """Declare an op torch decomposes into primitives: a plain function, no node of its own.
+
+    A dotted ``name`` (``"nn.functional.gelu"``) publishes the function in that submodule only
+    (no method)."""
+    if "." in name:
+        method = False
 
     def deco(fn):
         if function:
