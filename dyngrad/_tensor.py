@@ -15,6 +15,7 @@ from ._device import CPU
 from ._storage import Storage
 from ._utils import Size, canonical_dim, contiguous_strides
 from .autograd import grad_mode as _gm
+from .autograd import views as _views
 from .backends import numpy_backend as _npb
 
 _grad_state = _gm._state
@@ -70,7 +71,7 @@ class Tensor:
     # Note [Slots and rare attributes]: the five attributes every tensor sets live in slots;
     # the rarely set ones are class-level defaults, overridden in the instance __dict__ when
     # set. Reading them is a plain attribute read (a missing slot would cost an exception).
-    __slots__ = ("_data", "_requires_grad", "grad_fn", "__weakref__", "__dict__")
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "__weakref__", "__dict__")
     _storage = None            # the Storage, made on first use (see the module docstring)
     _offset = 0                # storage offset in elements
     _grad = None               # .grad
@@ -81,6 +82,9 @@ class Tensor:
     _post_accumulate_grad_hooks = None
     _is_inference = False
     _accumulator = None        # weak reference to the leaf's AccumulateGrad
+    _view_version = None       # a view: the storage version its grad_fn was made at
+    _view_creation = 0         # a view: how it was made (autograd/views.py, CreationMeta)
+    _rg_inherited = False      # a view requiring grad only because its base does
 
     # Tensor() / Tensor(data) / Tensor(*sizes): torch's legacy constructor (default dtype).
     def __new__(cls, *args, **kwargs):
@@ -225,10 +229,31 @@ class Tensor:
         v._storage = st
         v._offset = offset
         v._requires_grad = False
-        v.grad_fn = None
-        base = getattr(self, "_base", None)
-        v._base = self if base is None else base
+        v._grad_fn = None
+        base = self._base
+        if base is None:
+            base = self
+        else:
+            creation = self._view_creation
+            if creation:
+                v._view_creation = creation   # a view of a no-grad view is one too
+        v._base = base
+        v._view_version = st.version
+        _views.register_view(base, v)
         return v
+
+    # -- grad_fn: Note [Views and in-place: CopySlices] in autograd/views.py ------------------
+    @property
+    def grad_fn(self):
+        """The node that made this tensor (None for leaves). A view's is made anew after an
+        in-place change to its base or to any view of it."""
+        if self._base is None:
+            return self._grad_fn
+        return _views.view_grad_fn(self)
+
+    @grad_fn.setter
+    def grad_fn(self, node) -> None:
+        self._grad_fn = node
 
     # -- autograd-facing attributes (the engine comes with the autograd core) -----------------
     @property
@@ -247,6 +272,10 @@ class Tensor:
         if value and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(value)
+        if self._rg_inherited:
+            del self._rg_inherited
+        if value and "_views" in self.__dict__:
+            _views.base_requires_grad(self)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         if self.grad_fn is not None and requires_grad:
@@ -329,7 +358,7 @@ class Tensor:
                                "gradients. To fix this error, please refer to the "
                                "Optimizer.zero_grad() function in torch/optim/optimizer.py as "
                                "the solution.")
-        self.grad_fn = None
+        self._grad_fn = None
         self._requires_grad = False
         return self
 
@@ -392,7 +421,7 @@ class Tensor:
         t._storage = st
         t._offset = self._offset
         t._requires_grad = False
-        t.grad_fn = None
+        t._grad_fn = None
         return t
 
     @property
@@ -404,7 +433,7 @@ class Tensor:
         t._storage = Storage(st.buffer, st.device)
         t._offset = self._offset
         t._requires_grad = False
-        t.grad_fn = None
+        t._grad_fn = None
         return t
 
     @data.setter
@@ -535,7 +564,7 @@ def _init_from(t: Tensor, arr) -> Tensor:
     t._storage = None
     t._offset = 0
     t._requires_grad = False
-    t.grad_fn = None
+    t._grad_fn = None
     return t
 
 
@@ -544,7 +573,7 @@ def _wrap(arr) -> Tensor:
     t = _new(Tensor)
     t._data = arr
     t._requires_grad = False
-    t.grad_fn = None
+    t._grad_fn = None
     return t
 
 

@@ -150,9 +150,9 @@ def gradient_edge(tensor):
     fn = tensor.grad_fn
     if fn is not None:
         return (fn, getattr(tensor, "_output_nr", 0))
-    if tensor._requires_grad:
+    if tensor._requires_grad and not tensor._rg_inherited:
         return (grad_accumulator(tensor), 0)
-    return (None, 0)
+    return (None, 0)   # (a view that requires grad only through its base has no accumulator)
 
 
 class GradientEdge(tuple):

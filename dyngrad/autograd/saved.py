@@ -32,7 +32,13 @@ import contextlib
 import re
 import threading
 
-_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
+_BACKWARD_SUFFIX = re.compile(r"Backward(\d*)$")
+
+
+def short_name(node) -> str:
+    """A node's name as torch's error messages give it: ``Mul`` for MulBackward0, ``Clamp1``
+    for ClampBackward1."""
+    return _BACKWARD_SUFFIX.sub(lambda m: "" if m.group(1) == "0" else m.group(1), node.name())
 
 
 class SavedTensor:
@@ -80,7 +86,7 @@ class SavedTensor:
         t._storage = self.storage
         t._offset = self.offset
         t._requires_grad = True
-        t.grad_fn = node
+        t._grad_fn = node
         if self.output_nr:
             t._output_nr = self.output_nr
         return t
@@ -124,7 +130,7 @@ class SavedTensor:
         desc = f"[torch.{from_np(data.dtype)._legacy}Tensor [{', '.join(map(str, data.shape))}]]"
         which = ""
         if owner is not None:
-            which = f", which is output {nr} of {_BACKWARD_SUFFIX.sub('', owner.name())},"
+            which = f", which is output {nr} of {short_name(owner)},"
         return ("one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: {desc}{which} is at version {self.current_version()}; "
                 f"expected version {self.version} instead. Hint: enable anomaly detection to "
@@ -160,7 +166,7 @@ class _Packed:
         t._data = data._data
         t._storage = data._storage_obj()
         t._offset = data._offset
-        t.grad_fn = grad_fn
+        t._grad_fn = grad_fn
         if grad_fn is not None:
             t._requires_grad = True
             if self.output_nr:

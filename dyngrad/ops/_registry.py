@@ -35,6 +35,7 @@ from ..autograd import grad_mode as _gm
 from ..autograd.graph import gradient_edge as _gradient_edge, node_class as _node_class
 from ..autograd.graph import _next_sequence_nr
 from ..autograd.saved import SavedTensor
+from ..autograd import views as _views
 from .._layout import elementwise_strides
 from ..backends import numpy_backend as _npb
 
@@ -68,10 +69,12 @@ class OpSpec:
                  "nondiff_outputs", "list_input", "nopromote", "__wrapped__", "doc",
                  "pointwise", "fast", "scalars", "optional",
                  "node_cls", "arg_positions", "arg_defaults", "saves_result",
-                 "save_when", "save_plan", "link_requiring_only")
+                 "save_when", "save_plan", "link_requiring_only", "saved_outputs",
+                 "kernel_dtypes")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
-                 differentiable, nondiff_outputs, nopromote=(), pointwise=False):
+                 differentiable, nondiff_outputs, nopromote=(), pointwise=False, outputs=(),
+                 kernel_dtypes=False):
         self.name = name
         self.base = name.split(".")[0]
         self.kernel = kernel
@@ -104,7 +107,10 @@ class OpSpec:
             i for i, p in enumerate(list(inspect.signature(kernel).parameters.values())[1:])
             if i < len(self.inputs) and p.default is None)
         # the fast path serves ops whose inputs are all plain tensors taking part in promotion
-        self.fast = not view and not self.list_input and not nopromote \
+        # the kernel returns each output in its final dtype (argmax's int64, var_mean's real
+        # variance beside a complex mean): the dispatcher does not cast results
+        self.kernel_dtypes = kernel_dtypes
+        self.fast = not view and not self.list_input and not nopromote and not kernel_dtypes \
             and promote is not Promote.NONE and 1 <= self.n_inputs <= 2
         params = list(inspect.signature(kernel).parameters.values())[1:]  # drop xp
         self.signature = inspect.Signature(params)
@@ -115,10 +121,15 @@ class OpSpec:
                               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)}
         self.arg_defaults = {p.name: (None if p.default is p.empty else p.default)
                              for p in others}
+        # saved outputs: "result" is the first; ops naming their outputs (max.dim's "values",
+        # "indices") save them by name, as torch's _saved_indices
+        names = tuple(outputs) or ("result",)
+        self.saved_outputs = tuple((k, names.index(n) if n in names else 0)
+                                   for k, n in enumerate(self.saves) if n in names or n == "result")
         self.save_plan = tuple((self.inputs.index(n), self.save_when.get(n, -1))
-                               for n in self.saves if n != "result")
+                               for n in self.saves if n != "result" and n not in names)
         self.link_requiring_only = node == "NotImplemented"
-        self.saves_result = "result" in self.saves
+        self.saves_result = bool(self.saved_outputs)
         self.node_cls = _node_class(self) if node else None
         self.__wrapped__ = kernel
         self.doc = kernel.__doc__
@@ -272,7 +283,8 @@ def _record(spec, inputs, rest, kwargs, outputs):
     for t in linked:
         if isinstance(t, _Tensor):
             if t._requires_grad:
-                fn = t.grad_fn   # gradient_edge(t), inlined: this runs for every recorded op
+                # gradient_edge(t), inlined: this runs for every recorded op
+                fn = t._grad_fn if t._base is None else t.grad_fn
                 edges.append((fn, t._output_nr) if fn is not None else _gradient_edge(t))
             else:
                 edges.append(_NO_EDGE)
@@ -297,17 +309,20 @@ def _record(spec, inputs, rest, kwargs, outputs):
     if len(outputs) == 1:
         out = outputs[0]
         if out._data.dtype.kind in "fc" and not spec.nondiff_outputs:
-            out.grad_fn = node
+            out._grad_fn = node
             out._requires_grad = True
     else:
         nondiff = spec.nondiff_outputs
         for nr, out in enumerate(outputs):
             if out._data.dtype.kind in "fc" and nr not in nondiff:
-                out.grad_fn = node
+                out._grad_fn = node
                 out._requires_grad = True
                 out._output_nr = nr
-    if spec.saves_result:
-        saved.insert(spec.saves.index("result"), SavedTensor(outputs[0], is_output=True))
+    if spec.saves_result and outputs:   # (in-place ops save their result once written)
+        for pos, nr in spec.saved_outputs:
+            out = outputs[nr]   # an output without this node (indices) is saved as it is
+            saved.insert(pos, SavedTensor(out, is_output=True, output_nr=nr)
+                         if out._grad_fn is node else SavedTensor(out))
     node._saved = tuple(saved)
     return node
 
@@ -353,8 +368,17 @@ def _run_view(spec, args, kwargs):
     result = spec.kernel(geom, *args[1:], **kwargs)
     if type(result) is list:
         outs = tuple(self._make_view(*g) for g in result)
+        if _grad_state.grad_enabled:   # Note [Views and in-place: CopySlices]
+            for t in outs:
+                t._view_creation = _views.MULTI_OUTPUT
     else:
         outs = (self._make_view(*result),)
+    if not _grad_state.grad_enabled:
+        creation = _views.INFERENCE_MODE if _grad_state.inference else _views.NO_GRAD_MODE
+        for t in outs:
+            t._view_creation = creation
+            if self._requires_grad:    # a view requires grad if its base does
+                t._requires_grad = t._rg_inherited = True
     if self._requires_grad and spec.node_cls is not None and _grad_state.grad_enabled:
         _record(spec, (self,), args[1:], kwargs, outs)
     elif _grad_state.inference or getattr(self, "_is_inference", False):
@@ -438,7 +462,7 @@ def _new_output(spec, result, res_dt, a, b, inputs):
     t = _new(_Tensor)            # storage and offset are class defaults
     t._data = result
     t._requires_grad = False
-    t.grad_fn = None
+    t._grad_fn = None
     if _grad_state.grad_enabled:
         if spec.node_cls is not None and (a._requires_grad or (b is not None and
                                                                b._requires_grad)):
@@ -527,10 +551,15 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
 
     if kwargs and kwargs.get("dtype") is not None:
         res_dt = kwargs["dtype"].np   # an explicit dtype= decides the result type
-    if inplace and spec.pointwise:
-        _check_inplace_target(inplace_target, inputs, res_dt)
+    if inplace:   # autograd's checks come first, then the kernel's (as in torch)
+        _check_inplace_autograd(spec, inplace_target, inputs)
+        _check_no_partial_overlap(inplace_target, inputs)
+        if spec.pointwise:
+            _check_inplace_target(inplace_target, inputs, res_dt)
 
     # 2. kernel --------------------------------------------------------------------------------
+    if not inplace and _grad_state.grad_enabled and spec.node_cls is not None:
+        _refresh_views(inputs)
     try:
         result = spec.kernel(_npb.xp, *arrays, *rest, **kwargs)
     except ValueError as e:
@@ -546,9 +575,13 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
         return _write_inplace(spec, inplace_target, _as_array(result), inputs, rest, kwargs,
                               record)
     if type(result) is tuple:
-        outs = tuple(_wrap(_cast(spec, _as_array(r), res_dt)) for r in result)
+        keep = spec.kernel_dtypes
+        outs = tuple(_wrap(_as_array(r) if keep else _cast(spec, _as_array(r), res_dt))
+                     for r in result)
     else:
-        result = _cast(spec, _as_array(result), res_dt)
+        result = _as_array(result)
+        if not spec.kernel_dtypes:
+            result = _cast(spec, result, res_dt)
         if out is not None:
             if record:
                 raise RuntimeError(f"{spec.base}(): functions with out=... arguments don't "
@@ -598,6 +631,41 @@ def _check_inplace_target(target, inputs, res_dt):
                            f"type {target.dtype._legacy}")
 
 
+def _check_inplace_autograd(spec, target, inputs) -> None:
+    """torch's checks before an in-place op runs: inference tensors, views that may not change
+    (autograd/views.py), leaves that require grad."""
+    if not _grad_state.inference and target._is_inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
+    if not _grad_state.grad_enabled or not _requires_grad(inputs):
+        return
+    if target._base is not None and spec.node_cls is not None:
+        _views.check_inplace_view(target)
+    if target._requires_grad and target.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    _refresh_views(inputs)
+
+
+def _refresh_views(inputs) -> None:
+    """torch collects an op's graph edges before its kernel runs: a view whose history cannot
+    be made anew raises then (autograd/views.py), before any error of the kernel's."""
+    for t in inputs:
+        if isinstance(t, _Tensor) and t._base is not None and t._requires_grad:
+            t.grad_fn
+
+
+def _check_no_partial_overlap(target, inputs) -> None:
+    """torch's refusal to write into memory that an input partly shares (``x[1:].add_(x[:-1])``)."""
+    from .creation import overlap_status
+    for a in inputs:
+        if isinstance(a, _Tensor) and a is not target and overlap_status(target, a) == "partial":
+            from .indexing import _PARTIAL_MSG
+            raise RuntimeError(_PARTIAL_MSG)
+
+
 def _write_inplace(spec, target, result, inputs=(), rest=(), kwargs=None, record=False):
     """Copy an op's result into `target` (``x.add_(y)``) after torch's checks.
 
@@ -613,33 +681,42 @@ def _write_inplace(spec, target, result, inputs=(), rest=(), kwargs=None, record
         raise RuntimeError(f"result type {res_dt._legacy} can't be cast to the desired output "
                            f"type {dst_dt._legacy}")
     target._check_writeable()
-    if not _grad_state.inference and getattr(target, "_is_inference", False):
-        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
-                           "allowed.You can make a clone to get a normal tensor before doing "
-                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
-                           "details.")
-    if _grad_state.grad_enabled and target._requires_grad and target.grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
-    if record and getattr(target, "_base", None) is not None \
-            and target._base._requires_grad:
-        raise NotImplementedError(
-            f"{spec.base}_(): in-place on a view of a tensor that requires grad is not "
-            "supported yet (CopySlices comes with the in-place issue)")
+    is_view = target._base is not None
     if record and "self" in spec.saves:
         # the formula needs self's value from before the write: save a copy with its history
         original = _wrap(target._data.copy())
-        original.grad_fn = target.grad_fn
+        original._grad_fn = target.grad_fn
         original._requires_grad = target._requires_grad
         if getattr(target, "_output_nr", 0):
             original._output_nr = target._output_nr
         inputs = (original,) + tuple(inputs[1:])
+    if record:
+        # the node saves its inputs before the write, as torch does: an input that aliases the
+        # target (``t.mul_(t)``) is then caught by the version check in backward
+        node = _record(spec, inputs, rest, kwargs, ())
     _npb.xp.copyto(target._data, result, casting="unsafe")
     target._bump_version()
     if record:
-        _record(spec, inputs, rest, kwargs, (target,))
-        target._output_nr = 0
+        _attach_inplace(spec, node, target, is_view)
     return target
+
+
+def _attach_inplace(spec, node, target, is_view) -> None:
+    """Make the in-place op's node `target`'s history (or its base's, through CopySlices)."""
+    if spec.saves_result:
+        saved = list(node._saved)
+        for pos, _ in spec.saved_outputs:
+            saved.insert(pos, SavedTensor(target, is_output=True))
+        node._saved = tuple(saved)
+    was_required = target._requires_grad
+    if target._data.dtype.kind in "fc":
+        target._grad_fn = node
+        target._requires_grad = True
+    target._output_nr = 0
+    if is_view:   # the base takes the change: Note [Views and in-place: CopySlices]
+        _views.rebase_view_history(target, node)
+    elif not was_required and "_views" in target.__dict__:
+        _views.base_requires_grad(target)
 
 
 def _write_out(spec, out, result):
@@ -676,7 +753,8 @@ def _translate_value_error(spec, inputs, e):
 def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFAULT,
           inputs=("self",), variants=("function", "method"), saves=(), view: bool = False,
           differentiable=None, nondiff_outputs=(), public: str | None = None,
-          nopromote=(), pointwise: bool = False, scalars=None):
+          nopromote=(), pointwise: bool = False, scalars=None, outputs=(),
+          kernel_dtypes: bool = False):
     """Declare a primitive op: the decorated function is its forward kernel on arrays.
 
     With ``view=True`` the kernel instead maps geometry to geometry (see ``_run_view``).
@@ -686,6 +764,10 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
     The backward formula returns one gradient per differentiable input, in order.
     ``scalars`` names the inputs that accept Python numbers (default: all), as torch's
     overloads do (``remainder.Scalar_Tensor`` takes a number ``self``; ``maximum`` none).
+    ``outputs`` names a multi-output op's outputs (``("values", "indices")``) so that ``saves``
+    can name them (torch's ``_saved_indices``); ``nondiff_outputs`` (output positions, such as
+    indices) get no grad_fn. ``kernel_dtypes=True``: the kernel returns its outputs in their
+    final dtypes (argmax's int64, var_mean's real variance beside a complex mean), uncast.
 
     ``name`` is torch's schema name with overload (``"sum.dim_IntList"``); ``public`` is the
     name the variants are installed under (default: the part before the dot). Variants:
@@ -695,7 +777,8 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
 
     def deco(kernel):
         spec = OpSpec(name, kernel, node, promote, inputs, variants, saves, view,
-                      differentiable, nondiff_outputs, nopromote, pointwise)
+                      differentiable, nondiff_outputs, nopromote, pointwise, outputs,
+                      kernel_dtypes)
         if scalars is not None:
             spec.scalars = frozenset(spec.inputs.index(n) for n in scalars)
         OPS[name] = spec

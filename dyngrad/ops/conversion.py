@@ -17,7 +17,7 @@ from .._utils import broadcast_shapes, shape_str
 from ..backends import numpy_backend as _npb
 from .creation import (ZEROS, _size_args, _tensor_cls, _type_name, alloc, cast_array, check_device,
                        check_size, checked_scalar, copy_with_strides, dtype_arg, empty_strided,
-                       fill_array, finish, format_strides, full, number, overlap_status,
+                       fill_array, finish, format_strides, full, number,
                        preserve_strides, suggest_memory_format, zeros_like)
 from ._registry import METHODS, defop
 
@@ -215,12 +215,7 @@ def copy_(self, *args, **kwargs):
         raise TypeError(f"copy_() got an unexpected keyword argument '{unknown[0]}'")
     src = values["other"]
     Tensor = _tensor_cls()
-    if isinstance(src, Tensor):
-        if overlap_status(self, src) == "partial":
-            raise RuntimeError("unsupported operation: some elements of the input tensor and "
-                               "the written-to tensor refer to a single memory location. Please "
-                               "clone() the tensor before performing the operation.")
-    elif not isinstance(src, (bool, int, float, complex)):
+    if not isinstance(src, (Tensor, bool, int, float, complex)):   # (overlap: the dispatcher)
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{_type_name(src)}")
     return copy.call_inplace(self, src, bool(values.get("non_blocking", False)))

@@ -670,31 +670,31 @@ def getitem(self, index):
     return out
 
 
-def _record_setitem(self, target, value, indices) -> bool:
-    """torch's in-place checks for ``x[i] = v`` under autograd; True if the write is recorded.
-
-    A write with index tensors into ``x`` itself is ``index_put_``: ``x`` gets an
-    ``IndexPutBackward0`` node, as in torch. Differences from torch: a write through a view
-    (``x[0] = v``, ``x[0, [1]] = v``: torch's CopySlices) raises NotImplementedError when ``x``
-    or ``v`` requires grad.
-    """
-    if not _gm._state.grad_enabled or not (self._requires_grad or value._requires_grad):
-        return False
-    base = getattr(self, "_base", None)
-    if self._requires_grad and self.grad_fn is None:
-        what = "a leaf Variable" if target is self else "a view of a leaf Variable"
-        raise RuntimeError(f"{what} that requires grad is being used in an in-place operation.")
-    if base is not None and base._requires_grad and base.grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
-    if indices and target is self and base is None:
-        return True
-    raise NotImplementedError("setitem through a view of a tensor that requires grad is not "
-                              "supported yet (CopySlices comes with the in-place issue)")
+def _copy_recorded(target, value) -> None:
+    """``target[...] = value`` with autograd recording, as torch's copy_to does it: ``copy_``
+    for equal shapes, ``fill_`` for a 0-dim value, else ``copy_`` of ``value`` viewed without
+    its leading 1s and expanded. A view target gets CopySlices (autograd/views.py)."""
+    from .conversion import copy, fill_tensor
+    if value._data.shape == target._data.shape:
+        copy.call_inplace(target, value, False)
+        return
+    if value._data.ndim == 0:
+        fill_tensor.call_inplace(target, value)
+        return
+    stripped = _strip_leading_ones(value._data.shape)
+    value = S._view(value, stripped)
+    if stripped != target._data.shape:
+        value = S.expand(value, target._data.shape)
+    copy.call_inplace(target, value, False)
 
 
 def setitem(self, index, value) -> None:
-    """``self[index] = value``: writes through the view, or index_put_ for advanced indices."""
+    """``self[index] = value``: writes through the view, or index_put_ for advanced indices.
+
+    Under autograd the write is an in-place op on the indexed view (``copy_``, ``fill_`` or
+    ``index_put_``), so that the view's base gets CopySlices as in torch; ``x[[0, 2]] = v`` on
+    ``x`` itself is ``index_put_`` on ``x`` (IndexPutBackward0).
+    """
     v = _value_tensor(self, value)
     if index is False:
         return
@@ -709,8 +709,11 @@ def setitem(self, index, value) -> None:
         target = _apply_select(self, 0, operator.index(index), 0)
     else:
         target, indices = apply_slicing(self, _as_tuple(index))
-    record = _record_setitem(self, target, v, indices)
+    record = _gm._state.grad_enabled and (self._requires_grad or v._requires_grad)
     if not indices:
+        if record:
+            _copy_recorded(target, v)
+            return
         copy_to(target, v)
         self._bump_version()
         return
@@ -721,7 +724,7 @@ def setitem(self, index, value) -> None:
         _no_internal_overlap_warning(self)
         if _overlap(self._data, v._data) in (_PARTIAL, _FULL):
             raise RuntimeError(_PARTIAL_MSG)
-        _index_put_op.call_inplace(self, v, _index_entries(indices), False)
+        _index_put_op.call_inplace(target, v, _index_entries(indices), False)
         return
     _index_put(target, _index_entries(indices), v)
     self._bump_version()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..backends import numpy_backend as _npb
 from ._geometry import memory_format_strides, storage_extent
 from ._registry import METHODS, _record, defop
+from ..autograd.views import check_inplace_view
 from .shape import (_as_strided, _as_strided_args, _int_tuple, _squeeze_all, _squeeze_dim,
                     _squeeze_dims, _t, _t_geom, _transpose, _unsqueeze)
 
@@ -23,13 +24,11 @@ def _restride_(self, spec, *args):
     from ..autograd import grad_mode
     node = None
     if self._requires_grad and grad_mode._state.grad_enabled:
+        if self._base is not None:
+            check_inplace_view(self)
         if self.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
-        base = getattr(self, "_base", None)
-        if base is not None and base.grad_fn is None and base._requires_grad:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                               "in-place operation.")
     shape, stride, offset = spec.kernel((self._data.shape, self.stride(), self._offset), *args)
     if self._requires_grad and grad_mode._state.grad_enabled:
         node = _record(spec, (self,), args, None, ())   # edge and shape from before the change
@@ -38,8 +37,10 @@ def _restride_(self, spec, *args):
     self._offset = offset
     self._bump_version()
     if node is not None:
-        self.grad_fn = node
+        self._grad_fn = node
         self._output_nr = 0
+        if self._base is not None:   # the new node is current (autograd/views.py)
+            self._view_version = st.version
     return self
 
 
