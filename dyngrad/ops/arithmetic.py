@@ -173,6 +173,11 @@ def sub_(self, other, *, alpha=1):
 
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input`` (what ``2 - x`` runs)."""
+    if not isinstance(input, _tensor_cls()):   # torch has no overload for a number input
+        from .creation import invalid_combination
+        raise invalid_combination("rsub", (input, other), (
+            "Tensor input, Tensor other, *, Number alpha = 1",
+            "Tensor input, Number other, Number alpha = 1"))
     _sub_check(input, other)
     spec = rsub_tensor if isinstance(other, _tensor_cls()) else rsub_scalar
     if alpha == 1 and type(alpha) is int:

@@ -491,31 +491,4 @@ for _name, _fn in (("clamp_", clamp_), ("clip_", clamp_)):
 METHODS["where"] = _where_method
 METHODS["__rdiv__"] = _rdiv
 
-
-
-# -- whole-tensor comparisons ----------------------------------------------------------------
-@defop("isclose", node=None, promote=Promote.ALWAYS_BOOL, inputs=("self", "other"),
-       variants=("function", "method"), scalars=())
-def isclose(xp, self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return xp.isclose(self, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
-
-
-def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
-    """True when every element of ``input`` is close to ``other`` (see ``isclose``)."""
-    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
-
-
-def equal(input, other) -> bool:
-    """True when both tensors have the same shape and equal elements (NaN is never equal)."""
-    Tensor = _tensor_cls()
-    for i, (name, v) in enumerate((("input", input), ("other", other))):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"equal(): argument '{name}' (position {i + 1}) must be Tensor, "
-                            f"not {type(v).__name__}")
-    if tuple(input.shape) != tuple(other.shape):
-        return False
-    return bool(eq(input, other)._data.all())
-
-
-for _fn in (allclose, equal):
-    FUNCTIONS[_fn.__name__] = METHODS[_fn.__name__] = _fn
+# isclose, allclose and equal live in closeness.py
