@@ -1,7 +1,13 @@
 """Matrix products: the primitives ``mm``, ``mv``, ``dot``, ``bmm`` (each with its derivative)
-and ``matmul`` over them.
+and ``matmul`` over them; ``vdot`` and ``outer``/``ger``; the fused BLAS-style products
+``addmm``, ``addmv``, ``addr``, ``baddbmm`` and ``addbmm`` (Note [beta and alpha]).
 
-These ops do not promote: both operands must have the same dtype (torch's errors otherwise).
+Other linear algebra lives beside this file: linalg_structure.py (trace, tril/triu, diagonals,
+cross), linalg_products.py (einsum, tensordot, kron, multi_dot, vecdot, matrix_power),
+linalg_decomp.py (inv, det, slogdet, solve, cholesky, triangular solvers) and
+linalg_spectral.py (qr, svd, eigh, pinv, lstsq, matrix_rank).
+
+Except ``addr``, these ops do not promote: both operands must have the same dtype (torch's errors otherwise).
 Each primitive checks its operands in the order torch does (ranks first; sizes and dtypes in
 an order that differs per op), so that ``matmul``, which only reshapes and dispatches, raises
 exactly torch's message for the path it takes.
@@ -20,7 +26,7 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import broadcast_shapes, shape_str
 from . import _registry
-from ._registry import FUNCTIONS, METHODS, defop
+from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 
 # C++ type names, as torch's "expected m1 and m2 to have the same dtype" message spells them.
 _CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
@@ -282,3 +288,331 @@ def _batched(input, other):
 
 
 FUNCTIONS["matmul"] = METHODS["matmul"] = matmul
+
+
+# -- vdot, outer -------------------------------------------------------------------------------
+@defop("vdot", node="VdotBackward0", promote=Promote.NONE, inputs=("self", "other"),
+       variants=("function", "method", "out"), saves={"self": "other", "other": "self"},
+       scalars=())
+def vdot(xp, self, other):
+    if self.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {self.ndim}D and {other.ndim}D tensors")
+    if self.dtype != other.dtype:
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                           f"{_legacy(self)} and {_legacy(other)}")
+    if self.shape[0] != other.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{self.shape[0]}] and "
+                           f"src [{other.shape[0]}] to have the same number of elements, but "
+                           f"got {self.shape[0]} and {other.shape[0]} elements respectively")
+    _check_bool(self, "dot")
+    return _product(xp, xp.vdot, self, other)
+
+
+@vdot.backward
+def _(ctx, grad):
+    self, other = ctx.saved_tensors
+    need_self, need_other = ctx.needs_input_grad
+    return (_conj(grad) * other if need_self else None,
+            grad * self if need_other else None)
+
+
+def outer(input, vec2, *, out=None):
+    """The outer product of two vectors, ``input.reshape(n, 1) * vec2`` as torch computes it."""
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    result = _shape_op("reshape")(input, (input.shape[0], 1))
+    return FUNCTIONS["mul"](result, vec2, **({} if out is None else {"out": out}))
+
+
+def ger(input, vec2, *, out=None):
+    """``torch.ger``: the deprecated name of ``outer``."""
+    import warnings
+    warnings.warn("torch.ger is deprecated and will be removed in a future PyTorch release. Use "
+                  "torch.outer instead.", UserWarning, stacklevel=2)
+    return outer(input, vec2, out=out)
+
+
+FUNCTIONS["outer"] = METHODS["outer"] = outer
+FUNCTIONS["ger"] = METHODS["ger"] = ger
+
+
+# -- fused products: addmm, addmv, addr, baddbmm, addbmm -----------------------------------------
+# Note [beta and alpha]
+# ~~~~~~~~~~~~~~~~~~~~~
+# ``addmm(self, m1, m2, beta=, alpha=)`` is ``beta * self + alpha * (m1 @ m2)``, with BLAS's
+# convention that beta == 0 ignores ``self`` entirely (NaN and inf in it do not propagate). For
+# integer tensors torch converts the scalars to the tensor's type (alpha=1.5 acts as 1), for
+# bool ones to bool. The gradients are ``beta * grad`` for self (zeros when beta == 0, not None)
+# and ``alpha *`` the plain product's gradients; a scalar equal to 1 multiplies nothing.
+def _conj(t):
+    """t.conj() for complex tensors; real tensors are their own conjugate."""
+    return t.conj() if t.is_complex() else t
+
+
+def _scalar_as(value, arr):
+    if arr.dtype.kind == "b":
+        return bool(value)
+    if arr.dtype.kind in "iu":
+        return int(value)
+    return value
+
+
+def _fused(xp, self, product, beta, alpha):
+    """beta * self + alpha * product (Note [beta and alpha]); `self` broadcast already."""
+    beta, alpha = _scalar_as(beta, product), _scalar_as(alpha, product)
+    if product.dtype.kind == "b":
+        scaled = product & alpha
+        return scaled | (self & beta) if beta else scaled.copy()
+    if alpha != 1:
+        product = product * xp.asarray(alpha).astype(product.dtype)
+    if not beta:
+        return xp.array(product, dtype=product.dtype)
+    if beta != 1:
+        self = self * xp.asarray(beta).astype(self.dtype)
+    return (self + product).astype(product.dtype)
+
+
+def _expand_self(self, size, op_name=None):
+    from ._geometry import expand_geometry
+    itemsize = self.itemsize
+    kind = f"torch.{_legacy(self)}Tensor"
+    shape, _ = expand_geometry(self.shape, tuple(s // itemsize for s in self.strides),
+                               tuple(size), kind)
+    return shape
+
+
+def _scale(t, s):
+    return t if s == 1 else t * s
+
+
+def _inplace_shape_check(self, shape):
+    if tuple(self.shape) != tuple(shape):
+        raise RuntimeError(f"Bad in-place call: input tensor size {shape_str(self.shape)} and "
+                           f"output tensor size {shape_str(shape)} should match")
+
+
+@defop("addmm", node="AddmmBackward0", promote=Promote.NONE, inputs=("self", "mat1", "mat2"),
+       variants=("function", "method", "out"), saves=("mat1", "mat2"), scalars=())
+def addmm(xp, self, mat1, mat2, *, beta=1, alpha=1):
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
+                           f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
+    for name, m in (("self", self), ("mat1", mat1)):
+        if m.dtype != mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{_legacy(m)} and {_legacy(mat2)}")
+    shape = (mat1.shape[0], mat2.shape[1])
+    _expand_self(self, shape)
+    _check_bool(self, "addmm_impl_cpu_")
+    product = _product(xp, xp.matmul, mat1, mat2)
+    return _fused(xp, xp.broadcast_to(self, shape), product, beta, alpha)
+
+
+@addmm.backward
+def _(ctx, grad):
+    mat1, mat2 = ctx.saved_tensors
+    _, need1, need2 = ctx.needs_input_grad
+    g1 = g2 = None
+    if need1:
+        g1 = _scale(mat2.mm(grad.t()).t() if _column_major(mat1) else grad.mm(mat2.t()),
+                    ctx.alpha)
+    if need2:
+        g2 = _scale(grad.t().mm(mat1).t() if _column_major(mat2) else mat1.t().mm(grad),
+                    ctx.alpha)
+    return _scale(grad, ctx.beta), g1, g2
+
+
+addmm.node_cls._saved_mat1_sym_strides = property(lambda ctx: ctx._saved_mat1.stride())
+addmm.node_cls._saved_mat2_sym_strides = property(lambda ctx: ctx._saved_mat2.stride())
+
+
+@defop("addmv", node="AddmvBackward0", promote=Promote.NONE, inputs=("self", "mat", "vec"),
+       variants=("function", "method", "out"), saves=("mat", "vec"), scalars=())
+def addmv(xp, self, mat, vec, *, beta=1, alpha=1):
+    if not (mat.ndim == 2 and vec.ndim == 1 and self.ndim <= 1):
+        raise RuntimeError(f"vector + matrix @ vector expected, got {self.ndim}, {mat.ndim}, "
+                           f"{vec.ndim}")
+    n = self.shape[0] if self.ndim else 1
+    if mat.shape[1] != vec.shape[0] or (self.ndim and n not in (mat.shape[0], 1)):
+        raise RuntimeError(f"size mismatch, got input ({n}), mat ({mat.shape[0]}x"
+                           f"{mat.shape[1]}), vec ({vec.shape[0]})")
+    if not self.dtype == mat.dtype == vec.dtype:
+        raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                           f"{_legacy(self)}, {_legacy(mat)}, and {_legacy(vec)}")
+    _check_bool(self, "addmv_impl_cpu")
+    product = _product(xp, xp.matmul, mat, vec)
+    return _fused(xp, xp.broadcast_to(self, product.shape), product, beta, alpha)
+
+
+@addmv.backward
+def _(ctx, grad):
+    mat, vec = ctx.saved_tensors
+    _, need_mat, need_vec = ctx.needs_input_grad
+    return (_scale(grad, ctx.beta),
+            _scale(outer(grad, vec), ctx.alpha) if need_mat else None,
+            _scale(mat.t().mv(grad), ctx.alpha) if need_vec else None)
+
+
+def _check_addr_scalar(dtype, value, name):
+    if isinstance(value, bool) and dtype.kind != "b":
+        raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+    if dtype.kind not in "fc" and isinstance(value, float):
+        raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
+                           "floating point number.")
+
+
+@defop("addr", node="AddrBackward0", promote=Promote.DEFAULT, inputs=("self", "vec1", "vec2"),
+       variants=("function", "method", "out"), saves=("vec1", "vec2"), scalars=())
+def addr(xp, self, vec1, vec2, *, beta=1, alpha=1):
+    from .._layout import elementwise_strides
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
+    _check_addr_scalar(vec1.dtype, beta, "beta")
+    _check_addr_scalar(vec1.dtype, alpha, "alpha")
+    shape = (vec1.shape[0], vec2.shape[0])
+    _expand_self(self, shape)
+    product = vec1[:, None] & vec2[None, :] if vec1.dtype.kind == "b" \
+        else _product(xp, xp.multiply, vec1[:, None], vec2[None, :])
+    result = _fused(xp, xp.broadcast_to(self, shape), product, beta, alpha)
+    # torch's kernel is a TensorIterator over (self, vec1 as a column, vec2): its layout
+    strides = elementwise_strides(shape, [xp.broadcast_to(self, shape), vec1[:, None], vec2])
+    if strides != (shape[1], 1) and result.size > 1:
+        from ..backends import numpy_backend as npb
+        out = npb.strided(xp.empty(result.size, result.dtype), shape, strides, 0)
+        out[...] = result
+        return out
+    return result
+
+
+@addr.backward
+def _(ctx, grad):
+    vec1, vec2 = ctx.saved_tensors
+    _, need1, need2 = ctx.needs_input_grad
+    return (_scale(grad, ctx.beta),
+            _scale(grad.mv(vec2), ctx.alpha) if need1 else None,
+            _scale(grad.t().mv(vec1), ctx.alpha) if need2 else None)
+
+
+def _check_batches(batch1, batch2):
+    for name, b in (("batch1", batch1), ("batch2", batch2)):
+        if b.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+
+
+@defop("baddbmm", node="BaddbmmBackward0", promote=Promote.NONE,
+       inputs=("self", "batch1", "batch2"), variants=("function", "method", "out"),
+       saves=("batch1", "batch2"), scalars=())
+def baddbmm(xp, self, batch1, batch2, *, beta=1, alpha=1):
+    _check_batches(batch1, batch2)
+    want = [batch1.shape[0], batch1.shape[2]]
+    if list(batch2.shape[:2]) != want:
+        raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
+                           f"{shape_str(want)} but got: {shape_str(batch2.shape[:2])}.")
+    shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
+    _expand_self(self, shape)
+    if self.dtype != batch1.dtype or self.dtype != batch2.dtype and \
+            batch1.dtype == batch2.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_cpp(self)}, batch1: "
+                           f"{_cpp(batch1)}, batch2: {_cpp(batch2)}")
+    if batch1.dtype != batch2.dtype:
+        raise RuntimeError(f"expected scalar type {_legacy(batch1)} but found {_legacy(batch2)}")
+    _check_bool(self, "baddbmm")
+    product = _product(xp, xp.matmul, batch1, batch2)
+    return _fused(xp, xp.broadcast_to(self, shape), product, beta, alpha)
+
+
+@baddbmm.backward
+def _(ctx, grad):
+    batch1, batch2 = ctx.saved_tensors
+    _, need1, need2 = ctx.needs_input_grad
+    return (_scale(grad, ctx.beta),
+            _scale(grad.bmm(batch2.transpose(1, 2)), ctx.alpha) if need1 else None,
+            _scale(batch1.transpose(1, 2).bmm(grad), ctx.alpha) if need2 else None)
+
+
+@defop("addbmm", node="AddbmmBackward0", promote=Promote.NONE,
+       inputs=("self", "batch1", "batch2"), variants=("function", "method", "out"),
+       saves=("batch1", "batch2"), scalars=())
+def addbmm(xp, self, batch1, batch2, *, beta=1, alpha=1):
+    _check_batches(batch1, batch2)
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError("batch1 and batch2 must have same number of batches, got "
+                           f"{batch1.shape[0]} and {batch2.shape[0]}")
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x"
+                           f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
+    shape = (batch1.shape[1], batch2.shape[2])
+    _expand_self(self, shape)
+    for name, m in (("self", self), ("mat1", batch1)):
+        if m.dtype != batch2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{_legacy(m)} and {_legacy(batch2)}")
+    _check_bool(self, "addmm_impl_cpu_")
+    if batch1.shape[0] == 0:
+        product = xp.zeros(shape, batch1.dtype)
+    else:
+        product = _product(xp, xp.matmul, batch1, batch2).sum(0, dtype=batch1.dtype)
+    return _fused(xp, xp.broadcast_to(self, shape), product, beta, alpha)
+
+
+@addbmm.backward
+def _(ctx, grad):
+    batch1, batch2 = ctx.saved_tensors
+    _, need1, need2 = ctx.needs_input_grad
+    g1 = g2 = None
+    if need1 or need2:
+        expanded = grad.unsqueeze(0).expand(batch1.shape[0], batch1.shape[1], batch2.shape[2])
+        if need1:
+            g1 = _scale(expanded.bmm(batch2.transpose(1, 2)), ctx.alpha)
+        if need2:
+            g2 = _scale(batch1.transpose(1, 2).bmm(expanded), ctx.alpha)
+    return _scale(grad, ctx.beta), g1, g2
+
+
+addbmm.node_cls._saved_batch1_sym_argsize_0 = property(lambda ctx: ctx._saved_batch1.shape[0])
+addbmm.node_cls._saved_batch1_sym_argsize_1 = property(lambda ctx: ctx._saved_batch1.shape[1])
+addbmm.node_cls._saved_batch2_sym_argsize_2 = property(lambda ctx: ctx._saved_batch2.shape[2])
+
+
+def _inplace_variant(spec, shape_of, message=None):
+    """``Tensor.addmm_`` and friends: torch's own shape check before the dispatcher's."""
+    def method(self, *args, **kwargs):
+        shape = shape_of(*args)
+        if shape is not None:
+            if message is not None:
+                message(self, shape, *args)
+            _inplace_shape_check(self, shape)
+        return spec.call_inplace(self, *args, **kwargs)
+    method.__name__ = spec.base + "_"
+    METHODS[spec.base + "_"] = INPLACE[spec.base + "_"] = method
+
+
+def _dims(*pairs):
+    """The result shape from (tensor, dim) pairs, or None when a rank is wrong (the kernel
+    raises torch's message for that)."""
+    shape = []
+    for t, d in pairs:
+        if not isinstance(t, _registry._Tensor) or d >= t.ndim:
+            return None
+        shape.append(t.shape[d])
+    return tuple(shape)
+
+
+_inplace_variant(addmm, lambda m1, m2, **k: _dims((m1, 0), (m2, 1)))
+_inplace_variant(addmv, lambda m, v, **k: _dims((m, 0)))
+def _addr_inplace_check(self, shape, vec1, vec2, *args):
+    if self.ndim != 2:
+        raise RuntimeError(f"2D tensor expected, got {self.ndim}D tensor for input")
+    if tuple(self.shape) != shape:
+        raise RuntimeError(f"size mismatch, input: {shape_str(self.shape)}, v1: "
+                           f"{shape_str(vec1.shape)}, v2: {shape_str(vec2.shape)}")
+
+
+_inplace_variant(addr, lambda v1, v2, **k: _dims((v1, 0), (v2, 0)), _addr_inplace_check)
+_inplace_variant(baddbmm, lambda b1, b2, **k: _dims((b1, 0), (b1, 1), (b2, 2)))
+_inplace_variant(addbmm, lambda b1, b2, **k: None)

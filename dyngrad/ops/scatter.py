@@ -5,8 +5,8 @@ masked_scatter, take <-> put), so each one's backward is that gather again, and 
 derivatives of the gathers alternate between the two. They carry torch's node names
 (``IndexAddBackward0``…) because torch's formulas call these very ops.
 
-Differences from torch: these are backward primitives only, not yet public functions
-(``torch.index_add``, ``Tensor.masked_scatter_``, ``Tensor.put_``), so their argument checks
+The public functions (``torch.index_add``, ``Tensor.masked_scatter_``, ``Tensor.put_``...)
+are in index_add.py: they run torch's argument checks, then these primitives, whose own checks
 are the minimum the formulas need.
 """
 from __future__ import annotations
@@ -22,10 +22,9 @@ def _index_tuple(index, dim):
     return (slice(None),) * dim + (index.reshape(-1),)
 
 
-@backward_only
 @defop("index_add", node="IndexAddBackward0", promote=Promote.NONE,
-       inputs=("self", "source", "index"), differentiable=("self", "source"), saves=("index",),
-       variants=())
+       inputs=("self", "source", "index"), differentiable=("self", "source"),
+       saves=("index", "source"), variants=())
 def _index_add(xp, self, source, index, dim, alpha=1):
     out = xp.array(self, order="C")
     src = source if alpha == 1 else source * alpha
@@ -40,7 +39,7 @@ def _index_add(xp, self, source, index, dim, alpha=1):
 
 @_index_add.backward
 def _(ctx, grad):
-    (index,) = ctx.saved_tensors
+    index, _ = ctx.saved_tensors
     self_grad = grad if ctx.needs_input_grad[0] else None
     source_grad = None
     if ctx.needs_input_grad[1]:
@@ -61,7 +60,6 @@ def index_add(input, dim: int, index, source, *, alpha=1):
 # ---------------------------------------------------------------------------------------------
 # masked_scatter
 # ---------------------------------------------------------------------------------------------
-@backward_only
 @defop("masked_scatter", node="MaskedScatterBackward0", promote=Promote.NONE,
        inputs=("self", "source", "mask"), differentiable=("self", "source"), saves=("mask",),
        variants=())
@@ -108,9 +106,8 @@ def _(ctx, grad):
 # ---------------------------------------------------------------------------------------------
 # put
 # ---------------------------------------------------------------------------------------------
-@backward_only
 @defop("put", node="PutBackward0", promote=Promote.NONE, inputs=("self", "source", "index"),
-       differentiable=("self", "source"), saves=("index",), variants=())
+       differentiable=("self", "source"), saves=("index", "source"), variants=())
 def put(xp, self, source, index, accumulate=False):
     """``self`` with ``source`` written (or added) at the flat positions ``index``."""
     out = xp.array(self, order="C")
@@ -119,12 +116,17 @@ def put(xp, self, source, index, accumulate=False):
         xp.add.at(flat, index.reshape(-1), source.reshape(-1))
     else:
         flat[index.reshape(-1)] = source.reshape(-1)
+    if self.ndim > 1 and not self.flags.c_contiguous:   # torch: clone(preserve_format).put_
+        from .shape import _clone
+        result = _clone.kernel(xp, self)
+        result[...] = out
+        return result
     return out
 
 
 @put.backward
 def _(ctx, grad):
-    (index,) = ctx.saved_tensors
+    index, _ = ctx.saved_tensors
     self_grad = source_grad = None
     if ctx.needs_input_grad[0]:
         self_grad = grad if ctx.accumulate else \

@@ -38,7 +38,11 @@ def _index_select(dtype, rng):
             SampleInput(transposed((3, 4), dtype, rng), -1, np.array([3])),
             SampleInput(permuted3(dtype, rng), 2, np.array(1)),
             SampleInput(make_array((), dtype, rng), 0, np.array([0])),
-            SampleInput(x, 1, np.array([4])), SampleInput(x, 1, np.array([0.0]))]
+            SampleInput(x, 1, np.array([4])), SampleInput(x, 1, np.array([0.0])),
+            SampleInput(x, 0, np.zeros((0,), np.int64)),
+            SampleInput(make_array((0, 4), dtype, rng), 1, np.array([3, 0])),
+            SampleInput(sliced((3, 4), dtype, rng), 0, np.array([1, 1, 0])),
+            SampleInput(expanded((3, 4), dtype, rng), 1, np.array([2]))]
 
 
 def _masked_select(dtype, rng):
@@ -46,7 +50,11 @@ def _masked_select(dtype, rng):
     return [SampleInput(x, rng.random((3, 4)) > 0.5), SampleInput(x, np.array([True, False] * 2)),
             SampleInput(transposed((3, 4), dtype, rng), rng.random((3, 1)) > 0.3),
             SampleInput(make_array((4,), dtype, rng), rng.random((2, 4)) > 0.5),
-            SampleInput(x, np.array([1, 0, 1, 1], dtype=np.uint8))]
+            SampleInput(x, np.array([1, 0, 1, 1], dtype=np.uint8)),
+            SampleInput(make_array((), dtype, rng), np.array(True)),
+            SampleInput(x, np.array(False)),
+            SampleInput(make_array((0, 4), dtype, rng), rng.random((1, 4)) > 0.5),
+            SampleInput(expanded((3, 4), dtype, rng), rng.random((3, 4)) > 0.5)]
 
 
 def _take(dtype, rng):
@@ -54,7 +62,11 @@ def _take(dtype, rng):
     return [SampleInput(x, np.array([[0, 11], [-1, 5]])),
             SampleInput(transposed((3, 4), dtype, rng), np.array([1, 2, 3])),
             SampleInput(x, np.array(7)), SampleInput(x, np.array([12])),
-            SampleInput(x, np.array([0], dtype=np.int32))]
+            SampleInput(x, np.array([0], dtype=np.int32)),
+            SampleInput(x, np.zeros((0, 2), np.int64)),
+            SampleInput(make_array((0,), dtype, rng), np.zeros((0,), np.int64)),
+            SampleInput(expanded((3, 4), dtype, rng), np.array([11, 0, 4])),
+            SampleInput(sliced((3, 4), dtype, rng), np.array([[5], [2]]))]
 
 
 def _index_put(dtype, rng):

@@ -1,8 +1,10 @@
 """OpInfo entries for dyngrad/ops/linalg.py."""
 from __future__ import annotations
 
-from .core import (ALL_BUT_BOOL, FLOATS, OP_DB, OpInfo, SampleInput, Strided, make_array,
-                   sliced, transposed)
+import numpy as np
+
+from .core import (ALL_BUT_BOOL, ALL_DTYPES, FLOATS, OP_DB, OpInfo, SampleInput, Strided,
+                   make_array, sliced, transposed)
 
 
 def _pairs(pairs):
@@ -47,4 +49,70 @@ OP_DB += [
     OpInfo("bmm", _pairs(BMM_PAIRS), ALL_BUT_BOOL, tol=_tol),
     OpInfo("dot", _pairs(DOT_PAIRS), ALL_BUT_BOOL, tol=_tol),
     OpInfo("mv", _pairs(MV_PAIRS), ALL_BUT_BOOL, tol=_tol),
+]
+
+
+# -- vdot, outer, fused products (addmm & co) --------------------------------------------------
+def _vectors(pairs, mixed=False):
+    def gen(dtype, rng):
+        out = [SampleInput(make_array(a, dtype, rng, -3, 4), make_array(b, dtype, rng, -3, 4))
+               for a, b in pairs]
+        if mixed and dtype != "float64":
+            out.append(SampleInput(make_array((3,), dtype, rng, -3, 4),
+                                   make_array((2,), "float64", rng, -3, 4), desc="mixed"))
+        return out
+    return gen
+
+
+def _fused(shapes, special_self=True):
+    """(self, a, b) samples with beta/alpha; "T" marks a transposed matrix operand."""
+    def make(spec, dtype, rng):
+        if isinstance(spec, tuple) and spec and spec[0] == "T":
+            return transposed(spec[1], dtype, rng, low=-3, high=4)
+        return make_array(spec, dtype, rng, -3, 4)
+
+    def gen(dtype, rng):
+        out = []
+        for i, (s, a, b) in enumerate(shapes):
+            kw = [{}, {"beta": 2, "alpha": 3}, {"beta": 0}][i % 3]
+            if dtype in FLOATS and i % 3 == 1:
+                kw = {"beta": 0.5, "alpha": -1.5}
+            out.append(SampleInput(make(s, dtype, rng), make(a, dtype, rng),
+                                   make(b, dtype, rng), **kw))
+        if special_self and dtype in FLOATS:   # beta=0 ignores NaN and inf in self
+            s, a, b = shapes[0]
+            self = np.full(s, np.nan, dtype=dtype)
+            self.reshape(-1)[:1] = np.inf
+            out.append(SampleInput(self, make(a, dtype, rng), make(b, dtype, rng), beta=0,
+                                   desc="beta=0 with nan self"))
+        return out
+    return gen
+
+
+ADDMM = (((2, 4), (2, 3), (3, 4)), ((4,), (2, 3), (3, 4)), ((), ("T", (2, 3)), (3, 4)),
+         ((1, 4), (2, 3), ("T", (3, 4))), ((2, 4), (2, 0), (0, 4)), (("T", (3, 2)), (2, 3), (3, 3)))
+ADDMV = (((2,), (2, 3), (3,)), ((), (2, 3), (3,)), ((1,), ("T", (2, 3)), (3,)),
+         ((2,), (2, 0), (0,)))
+ADDR = (((2, 3), (2,), (3,)), ((3,), (2,), (3,)), ((), (2,), (3,)), (("T", (3, 2)), (3,), (2,)),
+        ((2, 1), (2,), (3,)), ((0, 3), (0,), (3,)))
+BADDBMM = (((2, 3, 4), (2, 3, 5), (2, 5, 4)), ((4,), (2, 3, 5), (2, 5, 4)),
+           ((1, 3, 1), (2, 3, 5), (2, 5, 4)), ((2, 3, 4), (2, 3, 0), (2, 0, 4)))
+ADDBMM = (((3, 4), (2, 3, 5), (2, 5, 4)), ((3, 4), (0, 3, 5), (0, 5, 4)),
+          ((3, 4), (2, 3, 0), (2, 0, 4)))
+ADDBMM_BROADCAST = (((4,), (2, 3, 5), (2, 5, 4)), ((), (2, 3, 5), (2, 5, 4)),
+                    ((3, 1), (2, 3, 5), (2, 5, 4)))
+
+OP_DB += [
+    OpInfo("vdot", _vectors(DOT_PAIRS), ALL_BUT_BOOL, tol=_tol),
+    OpInfo("outer", _vectors((((3,), (4,)), ((1,), (0,)), ((0,), (2,))), mixed=True),
+           ALL_DTYPES, tol=_tol),
+    OpInfo("ger", _vectors((((3,), (4,)),), mixed=True), ALL_DTYPES, tol=_tol),
+    OpInfo("addmm", _fused(ADDMM), ALL_BUT_BOOL, tol=_tol),
+    OpInfo("addmv", _fused(ADDMV), ALL_BUT_BOOL, tol=_tol),
+    OpInfo("addr", _fused(ADDR), ALL_DTYPES, tol=_tol),
+    OpInfo("baddbmm", _fused(BADDBMM), ALL_BUT_BOOL, tol=_tol),
+    OpInfo("addbmm", _fused(ADDBMM), ALL_BUT_BOOL, tol=_tol),
+    # torch's addbmm_ resizes a smaller self to the result (no in-place variant here)
+    OpInfo("addbmm", _fused(ADDBMM_BROADCAST, special_self=False), ALL_BUT_BOOL, tol=_tol,
+           inplace=False, variant="broadcast"),
 ]

@@ -1,0 +1,134 @@
+"""softmax and log_softmax (torch's ``_softmax`` / ``_log_softmax`` primitives), softmin, and
+their public forms: ``torch.softmax``, ``Tensor.softmax``, ``special.softmax``,
+``nn.functional.softmax / log_softmax / softmin``.
+
+The kernels subtract each slice's maximum before exponentiating, so inputs of +-1000 neither
+overflow nor lose the result; a slice holding +inf or only -inf gives NaN, as torch does.
+``dtype=`` casts the input first (a ``ToCopyBackward0`` below the softmax node, as in torch).
+"""
+from __future__ import annotations
+
+import warnings
+
+from .._promotion import Promote
+from .._utils import canonical_dim
+from ._registry import FUNCTIONS, METHODS, defop
+from .pointwise import _not_implemented
+from .reduction import dense, write_out
+
+
+def _prepare(xp, self, dim, kernel):
+    """(float array to compute with, axis), after torch's checks (dim first, then dtype)."""
+    d = canonical_dim(dim, self.ndim)
+    if self.dtype.kind != "f":
+        last = self.ndim == 0 or d == self.ndim - 1
+        raise _not_implemented(f"{kernel}_lastdim_kernel_impl" if last else f"{kernel}_kernel_impl",
+                               self.dtype)
+    x = self.astype(xp.float32) if self.dtype == xp.float16 else self   # float opmath for half
+    return x, (d if self.ndim else None)
+
+
+def _shifted(xp, x, axis):
+    """x minus its maximum along `axis` (exp of it cannot overflow)."""
+    return x - xp.max(x, axis=axis, keepdims=True)
+
+
+@defop("_softmax", node="SoftmaxBackward0", promote=Promote.NONE, variants=(),
+       saves=("result",), scalars=())
+def _softmax(xp, self, dim, half_to_float=False):
+    x, axis = _prepare(xp, self, dim, "softmax")
+    if not x.size:
+        return self.copy()
+    with xp.errstate(invalid="ignore"):
+        e = xp.exp(_shifted(xp, x, axis))
+        r = e / xp.sum(e, axis=axis, keepdims=True)
+    return dense(xp, r.astype(self.dtype))
+
+
+@_softmax.backward
+def _(ctx, grad):
+    result, = ctx.saved_tensors
+    return result * (grad - (grad * result).sum(ctx.dim, True))
+
+
+@defop("_log_softmax", node="LogSoftmaxBackward0", promote=Promote.NONE, variants=(),
+       saves=("result",), scalars=())
+def _log_softmax(xp, self, dim, half_to_float=False):
+    x, axis = _prepare(xp, self, dim, "log_softmax")
+    if not x.size:
+        return self.copy()
+    with xp.errstate(invalid="ignore", divide="ignore"):
+        s = _shifted(xp, x, axis)
+        r = s - xp.log(xp.sum(xp.exp(s), axis=axis, keepdims=True))
+    return dense(xp, r.astype(self.dtype))
+
+
+@_log_softmax.backward
+def _(ctx, grad):
+    result, = ctx.saved_tensors
+    return grad - result.exp() * grad.sum(ctx.dim, True)
+
+
+_NO_DIM = object()
+
+
+def _public(name, spec):
+    def public(input, dim=_NO_DIM, dtype=None, *, out=None):
+        if dim is _NO_DIM:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+        if dtype is not None:
+            input = input.to(dtype)
+        result = spec(input, dim, False)
+        return result if out is None else write_out(name, out, result)
+
+    public.__name__ = public.__qualname__ = name
+    formula = "exp(x) / sum(exp(x))" if name == "softmax" else "x - logsumexp(x)"
+    public.__doc__ = f"{name} over ``dim``: {formula}, stable; ``dtype`` casts the input first."
+    return public
+
+
+softmax = _public("softmax", _softmax)
+log_softmax = _public("log_softmax", _log_softmax)
+
+
+def _implicit_dim(name: str, ndim: int) -> int:
+    """F.softmax's deprecated choice of dim when none is given (torch's _get_softmax_dim)."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                  "include dim=X as an argument.", UserWarning, stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax_functional(input, dim=None, _stacklevel=3, dtype=None):
+    """nn.functional.softmax: as torch.softmax; ``dim=None`` picks a dim with torch's warning."""
+    if dim is None:
+        dim = _implicit_dim("softmax", input.dim())
+    return softmax(input, dim, dtype)
+
+
+def log_softmax_functional(input, dim=None, _stacklevel=3, dtype=None):
+    """nn.functional.log_softmax: as torch.log_softmax; ``dim=None`` warns as torch."""
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.dim())
+    return log_softmax(input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """nn.functional.softmin: softmax of ``-input``."""
+    if dim is None:
+        dim = _implicit_dim("softmin", input.dim())
+    return softmax(-input, dim, dtype)
+
+
+def _method(fn):
+    def method(self, dim, dtype=None):
+        return fn(self, dim, dtype)
+    method.__name__ = method.__qualname__ = fn.__name__
+    return method
+
+
+for _name, _fn in (("softmax", softmax), ("log_softmax", log_softmax)):
+    FUNCTIONS[_name] = FUNCTIONS[f"special.{_name}"] = _fn
+    METHODS[_name] = _method(_fn)
+FUNCTIONS["nn.functional.softmax"] = softmax_functional
+FUNCTIONS["nn.functional.log_softmax"] = log_softmax_functional
+FUNCTIONS["nn.functional.softmin"] = softmin
