@@ -46,6 +46,10 @@ _TYPES = {
     "triangular_solve": ("solution", "cloned_coefficient"),
 }
 
+# what ``out=`` calls return (``torch.sort(x, out=(v, i))`` gives a ``sort_out``)
+_TYPES.update({f"{_name}_out": _TYPES[_name] for _name in (
+    "cummax", "cummin", "kthvalue", "median", "nanmedian", "mode", "sort", "topk")})
+
 for _name, _fields in _TYPES.items():
     globals()[_name] = _structseq(_name, _fields)
 del _name, _fields
