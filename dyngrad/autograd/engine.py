@@ -26,7 +26,9 @@ import sys
 import threading
 
 from . import grad_mode as _gm
-from .graph import AccumulateGrad, gradient_edge
+from .graph import AccumulateGrad, OpNode, gradient_edge
+
+_op_apply = OpNode.apply
 
 _state = _gm._state
 _accumulate_lock = threading.Lock()
@@ -344,13 +346,14 @@ def validate_outputs(fn, outputs):
                            f"(expected {n}, got {len(outputs)})")
     outputs = list(outputs)
     edges = fn.next_functions
+    metas = fn._meta if type(fn).apply is _op_apply else None   # an OpNode: read it directly
     for i, g in enumerate(outputs):
         if g is None:
             continue
         if edges[i][0] is None:
             outputs[i] = None
             continue
-        meta = fn.input_metadata(i)
+        meta = metas[i] if metas is not None else fn.input_metadata(i)
         if meta is None:
             continue
         shape, dtype = meta

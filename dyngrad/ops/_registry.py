@@ -206,7 +206,8 @@ def _remember_fast_key(spec, inputs, comp, res_dt):
 
 
 def _input_dtypes(inputs):
-    return [a.dtype if isinstance(a, _Tensor) else scalar_dtype(a) for a in inputs]
+    return [a.dtype if isinstance(a, _Tensor) else scalar_dtype(a) for a in inputs
+            if a is not None]
 
 
 def _promoted(inputs):
@@ -285,7 +286,12 @@ def _record(spec, inputs, rest, kwargs, outputs):
             if t._requires_grad:
                 # gradient_edge(t), inlined: this runs for every recorded op
                 fn = t._grad_fn if t._base is None else t.grad_fn
-                edges.append((fn, t._output_nr) if fn is not None else _gradient_edge(t))
+                if fn is not None:
+                    edges.append((fn, t._output_nr))
+                else:   # a leaf: its live AccumulateGrad, else gradient_edge makes one
+                    acc = t._accumulator
+                    acc = acc() if acc is not None else None
+                    edges.append((acc, 0) if acc is not None else _gradient_edge(t))
             else:
                 edges.append(_NO_EDGE)
             data = t._data
