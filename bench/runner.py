@@ -7,8 +7,9 @@ import platform
 import statistics
 import subprocess
 import time
+import tracemalloc
 
-from . import workloads
+from . import training, workloads
 
 
 def _time_call(fn, inner: int) -> float:
@@ -29,9 +30,27 @@ def _calibrate(fn, target: float = 0.02) -> int:
         n *= 4
 
 
+def _peak_bytes(fn) -> int:
+    """Peak bytes Python's allocator (NumPy arrays included) holds during one call of `fn`."""
+    fn()                              # warm caches first: measure the steady state
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        fn()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
 def run_workload(w, rounds: int) -> dict:
     systems = w.setup()               # {"dyngrad": fn, "torch": fn, "numpy": fn}
     w.check(systems)                  # raises when dyngrad's answer differs from the baseline
+    if getattr(w, "memory", False):
+        peaks = {name: _peak_bytes(fn) for name, fn in systems.items()}
+        stats = {name: {"median": v, "min": v, "max": v} for name, v in peaks.items()}
+        return {"name": w.name, "unit": w.unit, "stats": stats, "budget": w.budget}
+    rounds = min(rounds, getattr(w, "rounds", rounds))
     inner = {name: _calibrate(fn) for name, fn in systems.items()}
     samples = {name: [] for name in systems}
     for _ in range(rounds):           # round-robin: each round times every system once
@@ -42,8 +61,11 @@ def run_workload(w, rounds: int) -> dict:
     return {"name": w.name, "unit": w.unit, "stats": stats, "budget": w.budget}
 
 
-def _fmt(seconds: float, unit: str) -> str:
-    return f"{seconds * 1e6:.2f}" if unit == "us" else f"{seconds * 1e3:.3f}"
+def _fmt(value: float, unit: str) -> str:
+    """Seconds in µs or ms, or bytes in MB."""
+    if unit == "MB":
+        return f"{value / 1e6:.1f}"
+    return f"{value * 1e6:.2f}" if unit == "us" else f"{value * 1e3:.3f}"
 
 
 def table(results) -> str:
@@ -94,7 +116,7 @@ def run_all(args) -> int:
     import torch
     torch.set_num_threads(args.threads)
     results = []
-    for w in workloads.ALL:
+    for w in workloads.ALL + training.ALL:
         if args.only and args.only not in w.name:
             continue
         print(f"running {w.name} …", flush=True)
