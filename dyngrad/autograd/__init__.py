@@ -10,6 +10,9 @@ from .grad_mode import (  # noqa: F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
 )
+from . import function  # noqa: F401
+from .function import Function, once_differentiable  # noqa: F401
+from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (shadows the module, as torch)
 
 
 def _tensor_cls():

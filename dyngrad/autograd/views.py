@@ -38,12 +38,17 @@ from .graph import Node
 from .saved import short_name
 
 # how a view was created (torch's CreationMeta)
-DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT, INFERENCE_MODE = 0, 1, 2, 3
+DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT, INFERENCE_MODE, IN_CUSTOM_FUNCTION = 0, 1, 2, 3, 4
 
 _CLARIFY = ("Given that this use case is ambiguous and error-prone, it is forbidden. You can "
             "clarify your code by moving both the view and the inplace either both inside the "
             "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
             "want the inplace to be tracked).")
+_CUSTOM = (" This view was created inside a custom Function (or because an input was returned "
+           "as-is) and the autograd logic to handle view+inplace would override the custom "
+           "backward associated with the custom Function, leading to incorrect gradients. This "
+           "behavior is forbidden. You can fix this by cloning the output of the custom "
+           "Function.")
 _MULTI = (" This view is the output of a function that returns multiple views. Such functions "
           "do not allow the output views to be modified inplace. You should replace the inplace "
           "operation by an out-of-place one.")
@@ -106,6 +111,8 @@ def handle_view_on_rebase(view, indirect: bool) -> None:
     fn = view._grad_fn
     modified = "its base or another view of its base has been" if indirect else "is being"
     where = f"Output {view._output_nr} of {short_name(fn)}" if fn else ""
+    if creation == IN_CUSTOM_FUNCTION:   # a view output of autograd.Function (function.py)
+        raise RuntimeError(f"{where} is a view and {modified} modified inplace." + _CUSTOM)
     if creation != MULTI_OUTPUT or fn is None:
         prefix = f"{where} is a view of a view which was created in" if fn else \
             "A view was created in"

@@ -1,0 +1,453 @@
+"""Custom autograd functions: ``Function``, its ``ctx`` and ``once_differentiable``.
+
+A subclass of ``Function`` declares ``forward`` and ``backward`` as static methods and is used
+through ``apply``. As in torch, the ctx that ``forward`` fills is the very node that ends up as
+the outputs' ``grad_fn``: each subclass ``Foo`` gets a node class ``FooBackward`` (made by the
+metaclass) deriving from ``BackwardCFunction``, a ``Node`` the engine runs like any other.
+
+Note [Custom Function outputs]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+``forward`` runs under no_grad, so its results carry no history. ``apply`` then attaches the
+node to each output, as torch's ``_wrap_outputs`` does:
+
+* an input marked dirty (``ctx.mark_dirty``) is returned as the same object, its history rebased
+  onto the node, as a built-in in-place op would (through CopySlices for a view);
+* an input returned as-is (not dirty) becomes a new view of it, so that the input's own history
+  is left alone;
+* outputs marked non-differentiable, and outputs of integer dtype, get no history;
+* everything else gets ``grad_fn`` = the node and its output number. A view output (an input
+  returned as-is, or a view made by forward) is marked IN_CUSTOM_FUNCTION: rewriting its
+  history after an in-place change would bypass the user's backward, so torch forbids in-place
+  ops on it and on its base's other views (autograd/views.py raises torch's message).
+
+When nothing is recorded (no_grad, or no input requires grad) an input returned as-is still
+comes back as a new tensor: an alias under no_grad, a view otherwise; and marking an input
+dirty still counts as a write (its version moves once more), as in torch.
+
+Tensors given to ``save_for_backward`` are saved after this, with the version they then have: a
+saved output is kept as a ``SavedTensor`` output (Note [Saved outputs and reference cycles]).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+
+from . import grad_mode as _gm
+from .graph import Node, _next_sequence_nr, gradient_edge
+from .saved import FREED_MESSAGE, SavedTensor
+
+_state = _gm._state
+
+_LEGACY_MESSAGE = (
+    "Legacy autograd function with non-static forward method is deprecated. Please use "
+    "new-style autograd function with static forward method. (Example: "
+    "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+
+def _tensor_cls():
+    from .._tensor import Tensor
+    return Tensor
+
+
+class FunctionCtx:
+    """What ``forward`` / ``setup_context`` may tell ``backward`` (torch.autograd.function)."""
+
+    def save_for_backward(self, *tensors) -> None:
+        """Save tensors (or None) for ``backward``; read them back with ``ctx.saved_tensors``."""
+        Tensor = _tensor_cls()
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{i} is of type {type(t).__name__}")
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors) -> None:
+        """Kept for API compatibility (forward-mode AD is not implemented)."""
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *args) -> None:
+        """Mark inputs that ``forward`` modified in place (they must be returned as outputs)."""
+        self.dirty_tensors = args
+
+    def mark_non_differentiable(self, *args) -> None:
+        """Mark outputs that get no gradient (their grads reach backward as zeros)."""
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether undefined output gradients reach ``backward`` as zeros (default) or None."""
+        self.materialize_grads = value
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node of a custom Function, and the ``ctx`` its methods receive."""
+
+    _forward_cls = None
+    materialize_grads = True
+    to_save = None
+    dirty_tensors = None
+    non_differentiable = None
+    _saved = None
+    _freed = False
+    _input_meta = ()
+    _output_meta = ()
+    _is_tensor_arg = ()
+    needs_input_grad = ()
+
+    def __init__(self):
+        self._seq = _next_sequence_nr()
+        self.next_functions = ()
+
+    def __repr__(self) -> str:
+        cls = type(self)
+        return f"<{cls.__module__}.{cls.__qualname__} object at {id(self):#x}>"
+
+    # -- ctx -----------------------------------------------------------------------------------
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        saved = self._saved
+        if saved is None:   # not recorded (no_grad): what forward asked to save, as it is
+            return tuple(self.to_save or ())
+        return tuple([None if s is None else s.unpack(self) for s in saved])
+
+    @property
+    def saved_variables(self) -> tuple:
+        return self.saved_tensors
+
+    # -- the engine's interface ----------------------------------------------------------------
+    def input_metadata(self, i):
+        return self._input_meta[i]
+
+    def release_variables(self) -> None:
+        self._saved = None
+        self._freed = True
+
+    def apply(self, grads):
+        """Gradients w.r.t. the tensor inputs, from the user's ``backward`` (or ``vjp``)."""
+        metas = self._output_meta
+        grads = list(grads) + [None] * (len(metas) - len(grads))
+        if self.materialize_grads:
+            from .._dtypes import from_np
+            from ..ops.creation import zeros
+            for i, meta in enumerate(metas):
+                if grads[i] is None and meta is not None:
+                    grads[i] = zeros(meta[0], dtype=from_np(meta[1]))
+        cls = self._forward_cls
+        bwd = cls.backward
+        vjp = cls.vjp
+        if bwd is not Function.backward and vjp is not Function.vjp and bwd is not vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
+                               "not allowed. You should only implement one of them.")
+        user_fn = vjp if vjp is not Function.vjp else bwd
+        result = user_fn(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        return self._tensor_grads(result)
+
+    def _tensor_grads(self, result) -> tuple:
+        """Check the count as torch does, then keep the gradients of tensor inputs only."""
+        is_tensor = self._is_tensor_arg
+        n = len(is_tensor)
+        if len(result) > n and all(g is None for g in result[n:]):
+            result = result[:n]   # trailing Nones beyond the inputs are allowed
+        if len(result) != n:
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of "
+                               f"gradients (expected {n}, got {len(result)})")
+        out = []
+        for i, (g, t) in enumerate(zip(result, is_tensor)):
+            if t:
+                out.append(g)
+            elif g is not None:
+                raise RuntimeError(f"function {self.name()} returned a gradient different than "
+                                   f"None at position {i + 1}, but the corresponding forward "
+                                   "input was not a Variable")
+        return tuple(out)
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its node class, ``<Name>Backward``."""
+
+    def __init__(cls, name, bases, attrs):
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__module__": __name__,
+                                  "__qualname__": name + "Backward"})
+        super().__init__(name, bases, attrs)
+
+
+class Function(FunctionCtx, metaclass=FunctionMeta):
+    """Base class of custom autograd operations (torch.autograd.Function).
+
+    Subclasses define static ``forward(ctx, *args)`` (or ``forward(*args)`` plus
+    ``setup_context(ctx, inputs, output)``) and ``backward(ctx, *grad_outputs)`` returning
+    one gradient (or None) per input of ``forward``; call them with ``Cls.apply(*args)``.
+
+    Example::
+
+        >>> class Exp(Function):
+        ...     @staticmethod
+        ...     def forward(ctx, i):
+        ...         result = i.exp()
+        ...         ctx.save_for_backward(result)
+        ...         return result
+        ...     @staticmethod
+        ...     def backward(ctx, grad_output):
+        ...         result, = ctx.saved_tensors
+        ...         return grad_output * result
+
+    Differences from torch: no forward-mode AD (``jvp``), no functorch transforms (``vmap``).
+    """
+
+    generate_vmap_rule = False
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are "
+            "all static, so you should invoke them on the class itself. Instantiating an "
+            "autograd function will raise an error in a future version of PyTorch.",
+            DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(_LEGACY_MESSAGE)
+
+    @staticmethod
+    def forward(*args, **kwargs):
+        """The computation (runs under no_grad); see the class docstring."""
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Fill ``ctx`` from the inputs and output (for a ``forward`` without ctx)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        """Gradients w.r.t. the inputs of ``forward`` from gradients w.r.t. its outputs."""
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode "
+                                  "AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override "
+                                  "the vmap staticmethod or set generate_vmap_rule=True.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run ``forward`` and record the node when grad mode is on and an input needs grad."""
+        new_style = _is_setup_context_defined(cls.setup_context)
+        if new_style:
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, {}
+        elif kwargs:   # torch passes keyword arguments on as positional ones
+            bound = inspect.signature(cls.forward).bind(None, *args, **kwargs)
+            args, kwargs = bound.args[1:], {}
+        return _apply(cls, args, kwargs, new_style)
+
+
+def _is_setup_context_defined(fn) -> bool:
+    return fn is not Function.setup_context
+
+
+def _apply(cls, args, kwargs, new_style):
+    Tensor = _tensor_cls()
+    ctx = cls._backward_cls()
+    is_tensor = tuple(isinstance(a, Tensor) for a in args)
+    ctx._is_tensor_arg = is_tensor
+    ctx.needs_input_grad = tuple(t and a._requires_grad for a, t in zip(args, is_tensor))
+    executable = _state.grad_enabled and any(ctx.needs_input_grad)
+    tensor_args = [a for a, t in zip(args, is_tensor) if t]
+    if executable:   # edges before forward: a dirty input's history is its old one
+        ctx.next_functions = tuple(gradient_edge(a) if a._requires_grad else (None, 0)
+                                   for a in tensor_args)
+        ctx._input_meta = tuple((a._data.shape, a._data.dtype) for a in tensor_args)
+    prev = _state.grad_enabled
+    _state.grad_enabled = False
+    try:
+        if new_style:
+            outputs = cls.forward(*args, **kwargs)
+            cls.setup_context(ctx, args, outputs)
+        else:
+            outputs = cls.forward(ctx, *args, **kwargs)
+    finally:
+        _state.grad_enabled = prev
+    is_tuple = isinstance(outputs, tuple)
+    outs = list(outputs) if is_tuple else [outputs]
+    if not executable:
+        _alias_outputs(ctx, tensor_args, outs)
+        return tuple(outs) if is_tuple else outs[0]
+    _wrap_outputs(ctx, tensor_args, outs)
+    _save(ctx, outs)
+    return tuple(outs) if is_tuple else outs[0]
+
+
+def _alias_outputs(ctx, tensor_args, outs) -> None:
+    """Nothing recorded: inputs returned as-is still come back as new tensors (an alias under
+    no_grad, a view otherwise), and dirty inputs count the marking as a write, as in torch."""
+    dirty = {id(t) for t in (ctx.dirty_tensors or ())}
+    input_ids = {id(a) for a in tensor_args}
+    for nr, out in enumerate(outs):
+        if id(out) in dirty:
+            out._bump_version()
+        elif id(out) in input_ids:
+            if _state.grad_enabled:
+                outs[nr] = out._make_view(out._data.shape, out.stride(), out._offset)
+            else:
+                outs[nr] = out.detach()
+
+
+def _wrap_outputs(ctx, tensor_args, outs) -> None:
+    """Attach ctx to the outputs (see Note [Custom Function outputs])."""
+    from . import views as _views
+    Tensor = _tensor_cls()
+    dirty = {id(t) for t in (ctx.dirty_tensors or ())}
+    non_diff = {id(t) for t in (ctx.non_differentiable or ())}
+    input_ids = {id(a) for a in tensor_args}
+    out_ids = {id(o) for o in outs}
+    if any(i not in out_ids for i in dirty):
+        raise RuntimeError("Some elements marked as dirty during the forward method were not "
+                           "returned as output. The inputs that are modified inplace must all "
+                           "be outputs of the Function.")
+    metas = []
+    for nr, out in enumerate(outs):
+        if not isinstance(out, Tensor):
+            metas.append(None)
+            continue
+        metas.append((out._data.shape, out._data.dtype))
+        differentiable = out._data.dtype.kind in "fc" and id(out) not in non_diff
+        if id(out) in dirty:
+            _rebase_dirty(ctx, out, nr, differentiable, tensor_args)
+            continue
+        if id(out) in input_ids:   # an input returned as-is: a view of it takes the history
+            out = outs[nr] = out._make_view(out._data.shape, out.stride(), out._offset)
+        if differentiable:
+            out._grad_fn = ctx
+            out._requires_grad = True
+            out._output_nr = nr
+            if out._base is not None:
+                out._view_version = out._storage_obj().version
+                out._view_creation = _views.IN_CUSTOM_FUNCTION   # no in-place through it
+        else:
+            out._requires_grad = False
+    ctx._output_meta = tuple(metas)
+
+
+def _rebase_dirty(ctx, out, nr, differentiable, tensor_args) -> None:
+    """A dirty input's history becomes ctx, as for a built-in in-place op (_attach_inplace)."""
+    from . import views as _views
+    out._bump_version()   # torch counts the marking as one more write
+    if out._requires_grad and out.grad_fn is None and not out._rg_inherited:
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                           "operation.")
+    if not differentiable:
+        return
+    was_required = out._requires_grad
+    if out._base is not None:
+        if nr != 0 or tensor_args[0] is not out:
+            raise NotImplementedError("dyngrad: mark_dirty on a view is supported only for the "
+                                      "first input returned as the first output")
+        _views.check_inplace_view(out)
+        _views.rebase_view_history(out, ctx)
+        return
+    out._grad_fn = ctx
+    out._requires_grad = True
+    out._output_nr = nr
+    if not was_required and "_views" in out.__dict__:
+        _views.base_requires_grad(out)
+
+
+def _save(ctx, outs) -> None:
+    to_save = ctx.to_save
+    if to_save is None:
+        return
+    out_nr = {id(o): nr for nr, o in enumerate(outs)}
+    saved = []
+    for t in to_save:
+        if t is None:
+            saved.append(None)
+            continue
+        nr = out_nr.get(id(t))
+        if nr is not None and t._grad_fn is ctx:
+            saved.append(SavedTensor(t, is_output=True, output_nr=nr))
+        else:
+            saved.append(SavedTensor(t))
+    ctx._saved = tuple(saved)
+    ctx.to_save = None
+
+
+# ---------------------------------------------------------------------------------------------
+# once_differentiable
+# ---------------------------------------------------------------------------------------------
+class DelayedError(Node):
+    """A node that raises its message when reached by backward (torch's ``Error`` node)."""
+
+    __slots__ = ("msg",)
+
+    def __init__(self, msg: str, edges):
+        self._seq = _next_sequence_nr()
+        self.msg = msg
+        self.next_functions = tuple(edges)
+
+    def name(self) -> str:
+        return "torch::autograd::Error"
+
+    def apply(self, grads):
+        raise RuntimeError(self.msg)
+
+
+DelayedError.__name__ = DelayedError.__qualname__ = "Error"
+
+
+def once_differentiable(fn):
+    """Run a ``backward`` under no_grad; differentiating its result raises (torch's decorator)."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args, **kwargs):
+        with _gm.no_grad():
+            outputs = fn(ctx, *args, **kwargs)
+        if not _state.grad_enabled:
+            return outputs
+        Tensor = _tensor_cls()
+        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
+            return outputs
+        outs = outputs if isinstance(outputs, tuple) else (outputs,)
+        fakes = []
+        for v in outs:
+            if v is not None:
+                v = v.detach()
+                v.requires_grad = True
+            fakes.append(v)
+        err = DelayedError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable",
+                           [gradient_edge(v) if v is not None else (None, 0) for v in fakes])
+        wrapped = []
+        for nr, v in enumerate(fakes):
+            if v is not None:
+                v = v.detach()
+                v._grad_fn = err
+                v._requires_grad = True
+                v._output_nr = nr
+            wrapped.append(v)
+        return tuple(wrapped) if isinstance(outputs, tuple) else wrapped[0]
+    return wrapper
+
+
+class InplaceFunction(Function):
+    """Kept for backward compatibility, as in torch."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    """Not supported (torch's legacy nested-IO helper)."""

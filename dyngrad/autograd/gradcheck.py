@@ -1,0 +1,423 @@
+"""``gradcheck`` / ``gradgradcheck``: analytical gradients against finite differences.
+
+For a function of tensors, the numerical Jacobian w.r.t. each input that requires grad is built
+column by column with central differences (each element perturbed by ±eps in place, through the
+raw array so no version counter moves, as torch perturbs ``x.data``). The analytical Jacobian
+is built row by row: ``autograd.grad(output, inputs, e_j)`` for every unit vector ``e_j``, twice,
+to catch a backward that is not reentrant. Both are laid out as torch lays them out,
+``(input.numel(), output.numel())``, so the failure message prints the same matrices.
+
+Differences from torch: complex functions, forward-mode AD (``check_forward_ad``), and vmap
+(``check_batched_grad``, ``check_batched_forward_grad``: accepted and not checked) are not
+supported; ``fast_mode=True`` runs the full (slow, stricter) check.
+"""
+from __future__ import annotations
+
+import warnings
+
+from .graph import Node, _next_sequence_nr, gradient_edge
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """Error raised by :func:`gradcheck` and :func:`gradgradcheck`."""
+
+
+def _Tensor():
+    from .._tensor import Tensor
+    return Tensor
+
+
+def _as_tuple(x):
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, list):
+        return tuple(x)
+    return (x,)
+
+
+def _diff_inputs(inputs):
+    Tensor = _Tensor()
+    return [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
+
+
+def _differentiable_outputs(x):
+    return tuple(o for o in _as_tuple(x) if o.requires_grad)
+
+
+def _check_inputs(inputs) -> None:
+    from .. import _dtypes
+    Tensor = _Tensor()
+    any_grad = False
+    for idx, inp in enumerate(inputs):
+        if isinstance(inp, Tensor) and inp.requires_grad:
+            if inp.dtype not in (_dtypes.float64, _dtypes.complex128):
+                warnings.warn(
+                    f"Input #{idx} requires gradient and is not a double precision floating "
+                    "point or complex. This check will likely fail if all the inputs are not of "
+                    "double precision floating point or complex. ", stacklevel=3)
+            if not all(st > 0 or sz <= 1 for st, sz in zip(inp.stride(), inp.shape)):
+                raise RuntimeError(
+                    f"The {idx}th input has a dimension with stride 0. gradcheck only supports "
+                    "inputs that are non-overlapping to be able to compute the numerical "
+                    "gradients correctly. You should call .contiguous on the input before "
+                    "passing it to gradcheck.")
+            any_grad = True
+    if not any_grad:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
+                         "none of them have requires_grad=True.")
+
+
+def _check_real(inputs, outputs) -> None:
+    for t in list(_diff_inputs(inputs)) + list(outputs):
+        if t.is_complex():
+            raise NotImplementedError("dyngrad: gradcheck of complex functions is not "
+                                      "implemented")
+
+
+# ---------------------------------------------------------------------------------------------
+# Jacobians
+# ---------------------------------------------------------------------------------------------
+def _flat_index(arr, k):
+    from ..backends import numpy_backend as npb
+    return npb.xp.unravel_index(k, arr.shape) if arr.ndim else ()
+
+
+def _numerical_jacobians(fn, inputs, outputs, eps):
+    """[input][output] -> (input.numel(), output.numel()) tensors of central differences."""
+    from ..ops.creation import zeros
+    Tensor = _Tensor()
+    outs = [o for o in _as_tuple(outputs) if isinstance(o, Tensor)]
+    result = []
+    for inp in _diff_inputs(inputs):
+        data = inp._data
+        n = data.size
+        jac = [zeros((n, o.numel()), dtype=o.dtype) for o in outs]
+        for k in range(n):
+            idx = _flat_index(data, k)
+            orig = data[idx].copy()
+            data[idx] = orig - eps
+            # clones: an output may alias the input being perturbed (views, identity)
+            a = [o.detach().clone() for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
+            data[idx] = orig + eps
+            b = [o.detach().clone() for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
+            data[idx] = orig
+            for j, (oa, ob) in enumerate(zip(a, b)):
+                col = ((ob - oa) / (2 * eps)).reshape(-1)
+                jac[j]._data[k, :] = col._data
+        result.append(jac)
+    return result
+
+
+def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
+    """[input] -> (input.numel(), output.numel()) from unit-vector vector-Jacobian products."""
+    from . import grad as autograd_grad
+    from ..ops.creation import zeros
+    diff = _diff_inputs(inputs)
+
+    def rows():
+        jac = [zeros((t.numel(), output.numel()), dtype=t.dtype) for t in diff]
+        types_ok = sizes_ok = True
+        e = zeros(tuple(output.shape), dtype=output.dtype)
+        flat = e._data.reshape(-1)   # a contiguous fresh tensor: reshape is a view
+        for j in range(output.numel()):
+            flat[:] = 0
+            flat[j] = 1
+            gi = autograd_grad(output, diff, e, retain_graph=True, allow_unused=True)
+            for i, (g, t) in enumerate(zip(gi, diff)):
+                if g is None:
+                    continue
+                if g.dtype != t.dtype:
+                    types_ok = False
+                if g.numel() != t.numel():
+                    sizes_ok = False
+                    continue
+                jac[i]._data[:, j] = g.detach()._data.reshape(-1)
+        return jac, types_ok, sizes_ok
+
+    jac1, types_ok, sizes_ok = rows()
+    jac2, _, _ = rows()
+    reentrant = all(_jacobians_equal(a, b, nondet_tol) for a, b in zip(jac1, jac2))
+    if not types_ok and check_grad_dtypes:
+        raise GradcheckError("Gradient has dtype mismatch")
+    if not sizes_ok:
+        raise GradcheckError("Analytical gradient has incorrect size")
+    if not reentrant:
+        raise GradcheckError(
+            "Backward is not reentrant, i.e., running backward with same input and "
+            "grad_output multiple times gives different values, although analytical gradient "
+            f"matches numerical gradient.The tolerance for nondeterminism was {nondet_tol}."
+            + _FAILED_NONDET_MSG)
+    return jac1
+
+
+def _jacobians_equal(a, b, tol) -> bool:
+    """torch's reentrancy test: no entry differs by more than `tol` (NaN counts as equal)."""
+    if a.numel() == 0:
+        return True
+    return not (abs(a._data - b._data).max() > tol)
+
+
+_FAILED_NONDET_MSG = """
+
+NOTE: If your op relies on non-deterministic operations i.e., it is listed here:
+https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html
+this failure might be expected.
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `nondet_tol=<tol>` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_nondet_tol=<tol>`.
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_nondet_tol=<tol>`
+"""
+
+
+def _notallclose_msg(analytical, numerical, output_idx, input_idx) -> str:
+    return (f"Jacobian mismatch for output {output_idx:d} with respect to input "
+            f"{input_idx:d},\nnumerical:{numerical}\nanalytical:{analytical}\n")
+
+
+def _allclose(a, b, rtol, atol) -> bool:
+    from .. import allclose
+    if a.dtype != b.dtype:
+        b = b.to(a.dtype)
+    return allclose(a, b, rtol, atol)
+
+
+def _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
+                    nondet_tol):
+    func_out = _as_tuple(func_out)
+    if not outputs:
+        for per_input in _numerical_jacobians(func, inputs, func_out, eps):
+            for jac in per_input:
+                if bool((jac != 0).any()):
+                    raise GradcheckError("Numerical gradient for function expected to be zero")
+        return True
+    numerical = _numerical_jacobians(func, inputs, func_out, eps)
+    keep = [i for i, o in enumerate(o for o in func_out if isinstance(o, _Tensor()))
+            if o.requires_grad]
+    for i, o in enumerate(outputs):
+        analytical = _analytical_jacobian(inputs, o, nondet_tol, check_grad_dtypes)
+        for j, a in enumerate(analytical):
+            n = numerical[j][keep[i]]
+            if not _allclose(a, n, rtol, atol):
+                raise GradcheckError(_notallclose_msg(a, n, i, j))
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# Other checks
+# ---------------------------------------------------------------------------------------------
+def _test_backward_mul_by_grad_output(outputs, inputs) -> None:
+    from . import grad as autograd_grad
+    from ..ops.creation import zeros_like
+    diff = _diff_inputs(inputs)
+    grads = autograd_grad(outputs, diff, [zeros_like(o) for o in outputs], allow_unused=True)
+    for gi, di in zip(grads, diff):
+        if gi is None:
+            continue
+        if not bool(gi.eq(0).all()):
+            raise GradcheckError("backward not multiplied by grad_output")
+        if gi.dtype != di.dtype:
+            raise GradcheckError("grad is incorrect type")
+        if gi.size() != di.size():
+            raise GradcheckError("grad is incorrect size")
+
+
+class UndefinedGradBackward(Node):
+    """Passes an undefined (None) gradient on: torch's ``UndefinedGrad`` function's node."""
+
+    __slots__ = ()
+
+    def __init__(self, edge):
+        self._seq = _next_sequence_nr()
+        self.next_functions = (edge,)
+
+    def name(self) -> str:
+        return "torch::autograd::UndefinedGradBackward"
+
+    def apply(self, grads):
+        return (None,)
+
+
+def _undefined_grad(t):
+    """An alias of `t` whose gradient reaches t's history as undefined."""
+    out = t.detach()
+    out._grad_fn = UndefinedGradBackward(gradient_edge(t))
+    out._requires_grad = True
+    return out
+
+
+def _test_undefined_backward_mode(func, outputs, inputs) -> None:
+    from . import grad as autograd_grad
+    from ..ops.creation import zeros_like
+    Tensor = _Tensor()
+    diff = _diff_inputs(inputs)
+
+    def warn_bc_breaking():
+        warnings.warn(
+            "Backwards compatibility: New undefined gradient support checking feature is "
+            "enabled by default, but it may break existing callers of this function. If this "
+            "is true for you, you can call this function with \"check_undefined_grad=False\" "
+            "to disable the feature", stacklevel=3)
+
+    def check(outs):
+        try:
+            grads = autograd_grad(outs, diff, [zeros_like(o) for o in outs], allow_unused=True)
+        except RuntimeError as e:
+            warn_bc_breaking()
+            raise GradcheckError(
+                "Expected backward function to handle undefined output grads. Please look at "
+                "\"Notes about undefined output gradients\" in "
+                "\"tools/autograd/derivatives.yaml\"") from e
+        for gi in grads:
+            if gi is not None and not bool(gi.eq(0).all()):
+                warn_bc_breaking()
+                raise GradcheckError(
+                    "Expected all input grads to be undefined or zero when all output grads "
+                    "are undefined or zero. Please look at \"Notes about undefined output "
+                    "gradients\" in \"tools/autograd/derivatives.yaml\"")
+
+    first = [_undefined_grad(o) for o in _differentiable_outputs(func(*inputs))
+             if isinstance(o, Tensor)]
+    to_check = [first]
+    if len(first) > 1:
+        for undef in range(len(outputs)):
+            outs = _differentiable_outputs(func(*inputs))
+            to_check.append([_undefined_grad(o) if k == undef else o
+                             for k, o in enumerate(outs)])
+    for outs in to_check:
+        check(outs)
+
+
+# ---------------------------------------------------------------------------------------------
+# The public functions
+# ---------------------------------------------------------------------------------------------
+def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, nondet_tol: float = 0.0,
+              check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
+              check_batched_grad: bool = False, check_batched_forward_grad: bool = False,
+              check_forward_ad: bool = False, check_backward_ad: bool = True,
+              fast_mode: bool = False, masked: bool | None = None) -> bool:
+    """Check the gradients of `func` at `inputs` against finite differences.
+
+    Args:
+        func: takes the inputs, returns a Tensor or a tuple of Tensors.
+        inputs: a Tensor or a tuple of arguments; those that require grad are checked
+            (use float64).
+        eps, atol, rtol: the perturbation and the ``allclose`` tolerances.
+        raise_exception: raise :class:`GradcheckError` on failure (else return False).
+
+    Returns:
+        True when every Jacobian matches.
+
+    Differences from torch: no complex functions, no forward-mode AD (``check_forward_ad``
+    raises NotImplementedError), batched (vmap) checks are skipped, ``fast_mode`` runs the
+    full check.
+    """
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
+                             "to be True")
+    if check_batched_grad and not check_backward_ad:
+        raise AssertionError("Setting check_batched_grad=True requires check_backward_ad to "
+                             "be True")
+    if check_batched_forward_grad and not check_forward_ad:
+        raise AssertionError("Setting check_batched_forward_grad=True requires "
+                             "check_forward_ad to be True")
+    if check_forward_ad:
+        raise NotImplementedError("dyngrad: forward-mode AD is not implemented "
+                                  "(check_forward_ad=True)")
+    try:
+        return _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol,
+                                 check_undefined_grad, check_grad_dtypes)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+
+
+def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
+                      check_grad_dtypes):
+    tupled = _as_tuple(inputs)
+    _check_inputs(tupled)
+    func_out = func(*tupled)
+    outputs = _differentiable_outputs(func_out)
+    _check_real(tupled, outputs)
+    _slow_gradcheck(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes,
+                    nondet_tol)
+    if outputs:
+        _test_backward_mul_by_grad_output(outputs, tupled)
+        if check_undefined_grad:
+            _test_undefined_backward_mode(func, outputs, tupled)
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5,
+                  rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
+                  raise_exception: bool = True, nondet_tol: float = 0.0,
+                  check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
+                  check_batched_grad: bool = False, check_fwd_over_rev: bool = False,
+                  check_rev_over_rev: bool = True, fast_mode: bool = False,
+                  masked: bool = False) -> bool:
+    """Check second derivatives: ``gradcheck`` of the first-order gradient built with
+    ``create_graph=True`` w.r.t. the inputs and the `grad_outputs` (random when None)."""
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError("Expected at least one of check_fwd_over_rev or "
+                             "check_rev_over_rev to be True")
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError("Setting check_undefined_grad=True requires check_rev_over_rev "
+                             "to be True")
+    if check_batched_grad and not check_rev_over_rev:
+        raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev to "
+                             "be True")
+    from . import grad as autograd_grad
+    tupled_inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        outputs = _differentiable_outputs(func(*tupled_inputs))
+        tupled_grad_outputs = tuple(_random_cotangent(x, gen_non_contig_grad_outputs)
+                                    for x in outputs)
+    else:
+        tupled_grad_outputs = _as_tuple(grad_outputs)
+    num_outputs = len(tupled_grad_outputs)
+    Tensor = _Tensor()
+    diff_in = {i for i, x in enumerate(tupled_inputs)
+               if isinstance(x, Tensor) and x.requires_grad}
+    diff_go = {i for i, x in enumerate(tupled_grad_outputs) if x.requires_grad}
+
+    def new_func(*args):
+        input_args = tuple(x.requires_grad_() if i in diff_in else x
+                           for i, x in enumerate(args[:-num_outputs]))
+        outputs = _differentiable_outputs(func(*input_args))
+        grad_outs = tuple(x.requires_grad_() if i in diff_go else x
+                          for i, x in enumerate(args[-num_outputs:]))
+        diff_input_args = tuple(x for i, x in enumerate(input_args) if i in diff_in)
+        grad_inputs = autograd_grad(outputs, diff_input_args, grad_outs, create_graph=True,
+                                    allow_unused=True)
+        return tuple(g for g in grad_inputs if g is not None)
+
+    return gradcheck(new_func, tupled_inputs + tupled_grad_outputs, eps=eps, atol=atol,
+                     rtol=rtol, raise_exception=raise_exception, nondet_tol=nondet_tol,
+                     check_undefined_grad=check_undefined_grad,
+                     check_grad_dtypes=check_grad_dtypes, check_batched_grad=check_batched_grad,
+                     fast_mode=fast_mode, check_forward_ad=check_fwd_over_rev,
+                     check_backward_ad=check_rev_over_rev, masked=masked)
+
+
+def _random_cotangent(x, noncontiguous: bool):
+    """Uniform values in [-1, 1) shaped like `x` (torch uses testing.make_tensor)."""
+    from ..ops.creation import empty
+    dtype = x.dtype if (x.is_floating_point() or x.is_complex()) else None
+    from .. import float64, rand
+    dtype = dtype or float64
+    if noncontiguous and x.numel() > 1:
+        t = rand(tuple(x.shape[:-1]) + (x.shape[-1] * 2,), dtype=dtype)[..., ::2] * 2 - 1
+        t = t.detach()
+    else:
+        t = (rand(tuple(x.shape), dtype=dtype) * 2 - 1) if x.numel() else \
+            empty(tuple(x.shape), dtype=dtype)
+    return t.requires_grad_()
