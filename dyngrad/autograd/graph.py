@@ -190,12 +190,15 @@ class OpNode(Node):
 
     __slots__ = ("_saved", "_args", "_kwargs", "_meta")
     spec = None  # the OpSpec, set on each subclass
+    _n_outputs = 1
 
     def apply(self, grads):
         formula = self.spec.backward_fn
         if formula is None:
             raise NotImplementedError(f"the derivative for '{self.spec.name}' is not "
                                       "implemented.")
+        if len(grads) < self._n_outputs:   # outputs after the last one given a gradient
+            grads = tuple(grads) + (None,) * (self._n_outputs - len(grads))
         out = formula(self, *grads)
         return out if type(out) is tuple else (out,)
 

@@ -317,7 +317,8 @@ def _record(spec, inputs, rest, kwargs, outputs):
         if out._data.dtype.kind in "fc" and not spec.nondiff_outputs:
             out._grad_fn = node
             out._requires_grad = True
-    else:
+    elif outputs:
+        node._n_outputs = len(outputs)   # its formula takes one gradient per output
         nondiff = spec.nondiff_outputs
         for nr, out in enumerate(outputs):
             if out._data.dtype.kind in "fc" and nr not in nondiff:

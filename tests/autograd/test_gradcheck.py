@@ -192,10 +192,7 @@ MAX_GRADGRAD_NUMEL = 6
 SAMPLES = 2
 
 # Ops where our gradcheck fails and torch's passes: real bugs, reported, not hidden.
-_SLOGDET = ("slogdet's formula takes (grad_sign, grad_logabsdet), but when only the sign "
-            "output gets a gradient the engine hands it one (torch: sign has no gradient; "
-            "autograd.grad(sign, A) says A is unused). TypeError in the formula.")
-KNOWN_BUGS: dict = {"linalg.slogdet": _SLOGDET, "slogdet": _SLOGDET}
+KNOWN_BUGS: dict = {}
 
 
 def _db_ops():
