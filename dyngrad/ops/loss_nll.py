@@ -1,0 +1,230 @@
+"""nll_loss (torch's ``nll_loss`` for 1-/2-d inputs, ``nll_loss2d`` for (N, C, H, W)), the
+N-d dispatcher ``nn.functional.nll_loss`` and ``nn.functional.cross_entropy`` (log_softmax +
+nll_loss for class indices; a weighted sum for class probabilities; label smoothing).
+
+Note [nll_loss's gradient]: the gradient puts ``-weight[t] * grad`` at each picked (sample,
+class) position and zeros elsewhere (divided by the total weight for 'mean'); ignored targets
+get nothing (``where``, not a product: an all-ignored 'mean' divides by 0 and still gives
+zeros, as torch). The picked positions come from a one-hot mask (``arange(C) == target``), so
+the formula is made of dyngrad ops and differentiable again; a ``where`` that selects nothing
+from ``self`` gives ``self`` the zero second derivative torch reports.
+"""
+from __future__ import annotations
+
+from .._promotion import Promote
+from ._registry import composite, defop
+from .loss import (MEAN, NONE, SUM, add_scalar, div_scalar, get_enum, legacy_reduction,
+                   mul_scalar)
+from .pointwise import _not_implemented
+
+
+def _check_nll(xp, self, target, weight, kernel):
+    """torch's checks of nll_loss / nll_loss2d, then (class axis, number of classes)."""
+    if target.dtype not in (xp.int64, xp.uint8):
+        from .._dtypes import from_np
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{from_np(target.dtype)._legacy}")
+    if self.dtype.kind != "f":
+        raise _not_implemented(kernel, self.dtype)
+    axis = 0 if self.ndim == 1 else 1
+    n_classes = self.shape[axis] if self.ndim else 1
+    if weight is not None:
+        if weight.dtype != self.dtype:
+            from .._dtypes import from_np
+            raise RuntimeError(f"expected scalar type {from_np(self.dtype)._legacy} but found "
+                               f"{from_np(weight.dtype)._legacy}")
+        if weight.size != n_classes:
+            raise RuntimeError(f"weight tensor should be defined either for all {n_classes} "
+                               f"classes or no classes but got weight tensor of shape: "
+                               f"{list(weight.shape)}")
+    return axis, n_classes
+
+
+def _nll_forward(xp, self, target, weight, reduction, ignore_index, kernel):
+    axis, n_classes = _check_nll(xp, self, target, weight, kernel)
+    t = target.astype(xp.int64)
+    valid = t != ignore_index
+    bad = valid & ((t < 0) | (t >= n_classes))
+    if xp.any(bad):
+        raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
+    safe = xp.where(valid, t, 0)
+    x = self.astype(xp.float32) if self.dtype.itemsize < 4 else self
+    picked = xp.take_along_axis(x, xp.expand_dims(safe, axis), axis).squeeze(axis) \
+        if self.ndim else x
+    w = (weight.astype(x.dtype)[safe] if weight is not None else xp.ones_like(picked)) * valid
+    loss = -picked * w
+    total = xp.sum(w) if reduction != NONE or self.ndim == 1 else xp.zeros(())
+    if reduction == SUM:
+        loss = xp.sum(loss)
+    elif reduction == MEAN:
+        with xp.errstate(invalid="ignore", divide="ignore"):
+            loss = xp.sum(loss) / total
+    return (xp.asarray(xp.asarray(loss).astype(self.dtype), order="C"),
+            xp.asarray(total, dtype=self.dtype))
+
+
+def _nll_backward(ctx, grad, grad_total_weight=None):
+    from .. import arange, where, zeros_like
+    self, target, weight, total_weight = ctx.saved_tensors
+    axis = 0 if self.dim() == 1 else 1
+    n_classes = self.shape[axis]
+    shape = [1] * self.dim()
+    shape[axis] = n_classes
+    classes = arange(n_classes, device=self.device).reshape(shape)
+    t = target.unsqueeze(axis)
+    picked = (classes == t) & (t != ctx.ignore_index)
+    if ctx.reduction == MEAN:
+        grad = grad / total_weight
+    elif ctx.reduction == NONE and self.dim() > 1:
+        grad = grad.unsqueeze(axis)
+    coef = -grad if weight is None else -weight.reshape(shape) * grad
+    out = where(picked, coef, 0.0)
+    # zeros tied to self: torch's double backward gives self a (zero) gradient
+    return out + where(zeros_like(picked), self, 0.0)
+
+
+@defop("nll_loss", node="NllLossBackward0", inputs=("self", "target", "weight"),
+       promote=Promote.NONE, kernel_dtypes=True, variants=(), outputs=("output", "total_weight"),
+       nondiff_outputs=(1,), saves=("self", "target", "weight", "total_weight"),
+       differentiable=("self",))
+def nll_loss_op(xp, self, target, weight=None, reduction=MEAN, ignore_index=-100):
+    if self.ndim not in (1, 2):
+        raise RuntimeError("input tensor should be 1D or 2D")
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if self.ndim == 2 and self.shape[0] != target.shape[0]:
+        raise RuntimeError(f"size mismatch (got input: {list(self.shape)}, target: "
+                           f"{list(target.shape)})")
+    return _nll_forward(xp, self, target, weight, reduction, ignore_index, "nll_loss_out_frame")
+
+
+nll_loss_op.backward(_nll_backward)
+
+
+@defop("nll_loss2d", node="NllLoss2DBackward0", inputs=("self", "target", "weight"),
+       promote=Promote.NONE, kernel_dtypes=True, variants=(), outputs=("output", "total_weight"),
+       nondiff_outputs=(1,), saves=("self", "target", "weight", "total_weight"),
+       differentiable=("self",))
+def nll_loss2d_op(xp, self, target, weight=None, reduction=MEAN, ignore_index=-100):
+    if target.ndim != 3 or self.ndim != 4 or self.shape[0] != target.shape[0] \
+            or self.shape[2:] != target.shape[1:]:
+        raise RuntimeError(f"size mismatch (got input: {list(self.shape)} , target: "
+                           f"{list(target.shape)}")
+    return _nll_forward(xp, self, target, weight, reduction, ignore_index,
+                        "nll_loss2d_forward_out_frame")
+
+
+nll_loss2d_op.backward(_nll_backward)
+
+
+def nll_loss_nd(input, target, weight=None, reduction=MEAN, ignore_index=-100):
+    """aten's nll_loss_nd: nll_loss for 1-/2-d inputs, nll_loss2d for the rest (reshaped)."""
+    d = input.dim()
+    if d < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {d})")
+    if d != 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
+    if d in (1, 2):
+        return nll_loss_op(input, target, weight, reduction, ignore_index)[0]
+    if d == 4:
+        return nll_loss2d_op(input, target, weight, reduction, ignore_index)[0]
+    n, c = input.shape[0], input.shape[1]
+    out_size = (n,) + tuple(input.shape[2:])
+    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise ValueError(f"Expected target size {list(out_size)}, got {list(target.shape)}")
+    input, target = input.contiguous(), target.contiguous()
+    if input.numel() > 0:
+        input = input.view(n, c, 1, input.numel() // (n * c))
+    else:
+        input = input.view(n, c, 0, 0)
+    if target.numel() > 0:
+        target = target.view(n, 1, target.numel() // n)
+    else:
+        target = target.view(n, 0, 0)
+    out = nll_loss2d_op(input, target, weight, reduction, ignore_index)[0]
+    if reduction != NONE or out.numel() == 0:
+        return out
+    return out.view(out_size)
+
+
+@composite("nn.functional.nll_loss")
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log likelihood of the target classes: ``-input[n, target[n]]``, weighted."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    return nll_loss_nd(input, target, weight, get_enum(reduction), ignore_index)
+
+
+# -- cross entropy -------------------------------------------------------------------------------
+def _class_weight(weight, ndim, class_dim):
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return weight.view(shape)
+
+
+def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim):
+    if not target.dtype.is_floating_point:
+        raise RuntimeError("Expected floating point type for target with class probabilities, "
+                           f"got {target.dtype._legacy}")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    n_classes = input.shape[class_dim]
+    logp = input.log_softmax(class_dim)
+    if label_smoothing > 0:
+        target = add_scalar(mul_scalar(target, 1 - label_smoothing), label_smoothing / n_classes)
+    prod = logp * target
+    if weight is not None:
+        prod = prod * _class_weight(weight, input.dim(), class_dim)
+    if reduction == NONE:
+        return -prod.sum(class_dim)
+    if reduction == SUM:
+        return -prod.sum()
+    if input.numel() == 0:
+        return -prod.sum().fill_(float("nan"))
+    return div_scalar(-prod.sum(), input.numel() // n_classes)
+
+
+def _cross_entropy_smoothed(input, target, weight, reduction, ignore_index, label_smoothing,
+                            class_dim):
+    logp = input.log_softmax(class_dim)
+    nll = nll_loss_nd(logp, target, weight, reduction, ignore_index)
+    ignore = target == ignore_index
+    if weight is not None:
+        smooth = -(logp * _class_weight(weight, input.dim(), class_dim)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = smooth.masked_fill(ignore, 0.0)
+    if reduction == MEAN:
+        if weight is not None:
+            kept = target.masked_select(~ignore).flatten()
+            ret = smooth.sum() / weight.gather(0, kept).sum()
+        else:
+            ret = smooth.sum() / (~ignore).sum()
+    elif reduction == SUM:
+        ret = smooth.sum()
+    else:
+        ret = smooth
+    n_classes = input.shape[class_dim]
+    return mul_scalar(nll, 1 - label_smoothing) + mul_scalar(ret, label_smoothing / n_classes)
+
+
+@composite("nn.functional.cross_entropy")
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """Cross entropy of ``softmax(input)`` against class indices or class probabilities."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    code = get_enum(reduction)
+    class_dim = 0 if input.dim() == 1 else 1
+    if input.shape == target.shape:
+        return _cross_entropy_probs(input, target, weight, code, label_smoothing, class_dim)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if label_smoothing > 0:
+        return _cross_entropy_smoothed(input, target, weight, code, ignore_index,
+                                       label_smoothing, class_dim)
+    return nll_loss_nd(input.log_softmax(class_dim), target, weight, code, ignore_index)
+
+
