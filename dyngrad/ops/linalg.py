@@ -53,10 +53,20 @@ def _check_bool(arr, kernel_name: str) -> None:
         raise NotImplementedError(f"\"{kernel_name}\" not implemented for '{_legacy(arr)}'")
 
 
+def _blas_ready(xp, a):
+    """`a` itself when BLAS can read it (C- or F-ordered), else a C-ordered copy: NumPy's
+    matmul falls back to a slow loop for other strides (an expanded gradient)."""
+    if a.ndim != 2 or a.flags.c_contiguous or a.flags.f_contiguous:
+        return a
+    return xp.ascontiguousarray(a)
+
+
 def _product(xp, fn, a, b):
     """a @ b; float16 accumulates in float32 as torch's CPU kernels do."""
     if a.dtype == xp.float16:
         return fn(a.astype(xp.float32), b.astype(xp.float32)).astype(xp.float16)
+    if a.dtype.kind in "fc":
+        a, b = _blas_ready(xp, a), _blas_ready(xp, b)
     return fn(a, b)
 
 
