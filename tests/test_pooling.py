@@ -2,11 +2,10 @@
 upsample.py): which index max pooling picks (first max, last NaN, first valid position of an
 all -inf window), ceil_mode's last window, the graphs torch builds (1-d pools through the 2-d
 op, adaptive (1, 1) as a mean, double-backward node names), F.interpolate's argument errors and
-warnings, channels_last layouts, and a size where Python loops over pixels would be too slow.
+warnings, and channels_last layouts (speed is measured in bench/, not here).
 """
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np
@@ -14,48 +13,18 @@ import pytest
 import torch
 
 import dyngrad
+from compare import like_torch as _like_torch, same
 
 LIBS = (torch, dyngrad)
 NAN, INF = float("nan"), float("inf")
 
 
-def _np(t):
-    return t.detach().numpy() if isinstance(t, torch.Tensor) else np.array(t._data)
-
-
-def _call(fn, lib):
-    try:
-        return fn(lib), None
-    except Exception as e:   # noqa: BLE001  (compared with torch's below)
-        return None, e
-
-
 def _same(ours, theirs, where=""):
-    if isinstance(theirs, (tuple, list)):
-        assert len(ours) == len(theirs), where
-        for o, t in zip(ours, theirs):
-            _same(o, t, where)
-        return
-    assert str(ours.dtype) == str(theirs.dtype), where
-    assert tuple(ours.shape) == tuple(theirs.shape), where
-    assert ours.stride() == theirs.stride(), f"{where}: {ours.stride()} != {theirs.stride()}"
-    np.testing.assert_allclose(_np(ours), _np(theirs), rtol=1e-6, atol=1e-6, err_msg=where)
-    assert (ours.grad_fn is None) == (theirs.grad_fn is None), where
-    if theirs.grad_fn is not None:
-        assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__, where
+    same(ours, theirs, where, rtol=1e-6, atol=1e-6)
 
 
 def like_torch(fn):
-    """``fn(lib)`` gives the same tensors (or the same exception) on both libraries."""
-    expected, texc = _call(fn, torch)
-    got, exc = _call(fn, dyngrad)
-    if texc is not None:
-        assert exc is not None, f"torch raised {texc!r}, dyngrad returned"
-        assert (type(exc).__name__, str(exc)) == (type(texc).__name__, str(texc))
-        return
-    if exc is not None:
-        raise exc
-    _same(got, expected)
+    _like_torch(fn, rtol=1e-6, atol=1e-6)
 
 
 def _t(lib, values, requires_grad=False):
@@ -259,14 +228,3 @@ def test_pixel_shuffle_round_trip():
     x = _rand(dyngrad, (2, 3, 2, 6, 4))
     assert dyngrad.equal(dyngrad.nn.functional.pixel_shuffle(
         dyngrad.nn.functional.pixel_unshuffle(x, 2), 2), x)
-
-
-def test_vectorised_speed():
-    """A CNN-sized pool: Python loops over pixels or channels would take seconds."""
-    x = _rand(dyngrad, (32, 16, 28, 28), requires_grad=True)
-    start = time.perf_counter()
-    for fn in (lambda t: dyngrad.nn.functional.max_pool2d(t, 2),
-               lambda t: dyngrad.nn.functional.avg_pool2d(t, 3, 2, 1),
-               lambda t: dyngrad.nn.functional.interpolate(t, scale_factor=2, mode="bilinear")):
-        fn(x).sum().backward()
-    assert time.perf_counter() - start < 3.0

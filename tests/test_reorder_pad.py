@@ -13,55 +13,14 @@ import pytest
 import torch
 
 import dyngrad
+from compare import call as _call, like_torch, to_numpy as _np
 from dyngrad.ops import reorder
 
 LIBS = (torch, dyngrad)
 
 
-def _np(t):
-    return t.detach().numpy() if isinstance(t, torch.Tensor) else np.array(t._data)
-
-
 def _arr(lib, values, dtype="float64"):
     return lib.from_numpy(np.array(values, dtype=dtype))
-
-
-def _call(fn, lib):
-    try:
-        return fn(lib), None
-    except Exception as e:   # noqa: BLE001  (compared with torch's below)
-        return None, e
-
-
-def _same(ours, theirs, where=""):
-    if isinstance(theirs, torch.Size):
-        assert repr(ours) == repr(theirs) and tuple(ours) == tuple(theirs), where
-        return
-    if isinstance(theirs, (tuple, list)):
-        assert type(ours) is type(theirs) and len(ours) == len(theirs), where
-        for o, t in zip(ours, theirs):
-            _same(o, t, where)
-        return
-    assert str(ours.dtype) == str(theirs.dtype), where
-    assert tuple(ours.shape) == tuple(theirs.shape), where
-    assert ours.stride() == theirs.stride(), f"{where}: {ours.stride()} != {theirs.stride()}"
-    np.testing.assert_array_equal(_np(ours), _np(theirs), err_msg=where)
-    assert (ours.grad_fn is None) == (theirs.grad_fn is None), where
-    if theirs.grad_fn is not None:
-        assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__, where
-
-
-def like_torch(fn):
-    """``fn(lib)`` gives the same tensors (or the same exception) on both libraries."""
-    expected, texc = _call(fn, torch)
-    got, exc = _call(fn, dyngrad)
-    if texc is not None:
-        assert exc is not None, f"torch raised {texc!r}, dyngrad returned"
-        assert (type(exc).__name__, str(exc)) == (type(texc).__name__, str(texc))
-        return
-    if exc is not None:
-        raise exc
-    _same(got, expected)
 
 
 def x34(lib, requires_grad=False):

@@ -1,0 +1,57 @@
+"""Run one snippet on both libraries and compare the tensors it returns (or its exception).
+
+``like_torch(fn)`` calls ``fn(torch)`` and ``fn(dyngrad)``: the results must have the same
+dtypes, shapes, strides, values (exactly, or within ``rtol``/``atol``) and grad_fn names, or
+both calls must raise the same exception type with the same message.
+"""
+import numpy as np
+import torch
+
+import dyngrad
+
+
+def to_numpy(t):
+    return t.detach().numpy() if isinstance(t, torch.Tensor) else np.array(t._data)
+
+
+def call(fn, lib):
+    try:
+        return fn(lib), None
+    except Exception as e:   # noqa: BLE001  (compared with torch's)
+        return None, e
+
+
+def same(ours, theirs, where="", rtol=None, atol=0.0):
+    """Equal tensors (or nested tuples/lists of them, or torch.Size); `rtol` None: exact."""
+    if isinstance(theirs, torch.Size):
+        assert repr(ours) == repr(theirs) and tuple(ours) == tuple(theirs), where
+        return
+    if isinstance(theirs, (tuple, list)):
+        assert type(ours).__name__ == type(theirs).__name__ and len(ours) == len(theirs), where
+        for o, t in zip(ours, theirs):
+            same(o, t, where, rtol, atol)
+        return
+    assert str(ours.dtype) == str(theirs.dtype), where
+    assert tuple(ours.shape) == tuple(theirs.shape), where
+    assert ours.stride() == theirs.stride(), f"{where}: {ours.stride()} != {theirs.stride()}"
+    if rtol is None:
+        np.testing.assert_array_equal(to_numpy(ours), to_numpy(theirs), err_msg=where)
+    else:
+        np.testing.assert_allclose(to_numpy(ours), to_numpy(theirs), rtol=rtol, atol=atol,
+                                   err_msg=where)
+    assert (ours.grad_fn is None) == (theirs.grad_fn is None), where
+    if theirs.grad_fn is not None:
+        assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__, where
+
+
+def like_torch(fn, rtol=None, atol=0.0):
+    """``fn(lib)`` gives the same tensors (or the same exception) on both libraries."""
+    expected, texc = call(fn, torch)
+    got, exc = call(fn, dyngrad)
+    if texc is not None:
+        assert exc is not None, f"torch raised {texc!r}, dyngrad returned"
+        assert (type(exc).__name__, str(exc)) == (type(texc).__name__, str(texc))
+        return
+    if exc is not None:
+        raise exc
+    same(got, expected, rtol=rtol, atol=atol)
