@@ -258,6 +258,7 @@ def _small_samples(op, limit):
 
 def _check(op, sample, checker_name, **kw):
     """None when fine; else a message (ours failed where torch passed)."""
+    dyngrad.manual_seed(0)   # gradgradcheck draws random grad_outputs: keep the test repeatable
     call, leaves = _case(op, sample, dyngrad)
     try:
         with warnings.catch_warnings():
@@ -265,6 +266,13 @@ def _check(op, sample, checker_name, **kw):
             out = call(*leaves)
             if not any(o.requires_grad for o in (out if isinstance(out, tuple | list)
                                                  else (out,)) if isinstance(o, dyngrad.Tensor)):
+                return None
+            outs = out if isinstance(out, tuple | list) else (out,)
+            if checker_name == "gradgradcheck" and any(
+                    isinstance(o, dyngrad.Tensor) and o.requires_grad
+                    and o.dtype is not dyngrad.float64 for o in outs):
+                # the random grad_outputs then have a lower precision than finite differences
+                # need (torch's gradcheck warns about such inputs): pass or fail is luck
                 return None
             getattr(dyngrad.autograd, checker_name)(call, leaves, **kw)
         return None
