@@ -24,7 +24,7 @@ from .arithmetic import _check_int_divisor, div, div_, div_mode, mul, pow, pow_,
 from .creation import checked_scalar, empty_like, invalid_combination, zeros_like
 from .linalg import cpp_type_name
 from .pointwise import (ALL, NO_INPLACE, _call, _dtype, _not_implemented, _tensor_cls,
-                        where_self)
+                        extremum_op, where_self)
 
 _LN2 = math.log(2.0)
 
@@ -294,12 +294,7 @@ def arctan2_(self, other):
 def _nan_ignoring(name, ufunc_name, wins):
     """fmax/fmin. Unlike maximum's, their gradient is not split on ties: it goes to ``self``
     where self wins or ties, or where ``other`` is NaN; to ``other`` everywhere else."""
-    @defop(name, node=f"{name.capitalize()}Backward0", inputs=("self", "other"),
-           variants=NO_INPLACE, saves=("self", "other"), scalars=(), pointwise=True)
-    def op(xp, self, other):
-        if self.dtype.kind == "c":
-            raise RuntimeError(f"{name} not implemented for complex tensors.")
-        return getattr(xp, ufunc_name)(self, other)
+    op = extremum_op(name, ufunc_name)
 
     @op.backward
     def _(ctx, grad):

@@ -407,13 +407,20 @@ def clamp_(self, min=None, max=None):
     return spec.call_inplace(self, min, max)
 
 
-def _minmax(name, ufunc_name, loses):
+def extremum_op(name, ufunc_name):
+    """The elementwise max/min primitives (maximum, minimum, fmax, fmin): one NumPy ufunc,
+    refused for complex as torch does; each attaches its own tie rule as the derivative."""
     @defop(name, node=f"{name.capitalize()}Backward0", inputs=("self", "other"),
            variants=NO_INPLACE, saves=("self", "other"), scalars=(), pointwise=True)
     def op(xp, self, other):
         if self.dtype.kind == "c":
             raise RuntimeError(f"{name} not implemented for complex tensors.")
         return getattr(xp, ufunc_name)(self, other)
+    return op
+
+
+def _minmax(name, ufunc_name, loses):
+    op = extremum_op(name, ufunc_name)
 
     @op.backward
     def _(ctx, grad):
