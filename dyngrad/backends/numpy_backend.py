@@ -47,3 +47,24 @@ def strided(buffer: np.ndarray, shape, stride, offset: int, dtype=None) -> np.nd
 
 def data_ptr(arr: np.ndarray) -> int:
     return arr.__array_interface__["data"][0]
+
+
+_SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def keep_where(keep: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``x`` where ``keep`` is true, +0 elsewhere: ``np.where(keep, x, 0)`` with the same result.
+
+    Masked gradients (relu, threshold, clamp, max pools) are this op. ``np.where`` branches per
+    element and runs ~8x slower than a multiply on a random mask; multiplying by the mask would
+    be fast but turns an inf or NaN of ``x`` into NaN where torch writes 0. So a float array is
+    ANDed bitwise with a mask of all-ones / all-zeros words: exact, NaN-safe, and as fast as the
+    multiply. Other dtypes keep ``np.where``.
+    """
+    word = _SAME_SIZE_INT.get(x.dtype.itemsize) if x.dtype.kind == "f" else None
+    if (word is None or type(keep) is not np.ndarray or keep.shape != x.shape or not x.flags.c_contiguous
+            or not keep.flags.c_contiguous):
+        return np.where(keep, x, np.zeros((), x.dtype))
+    mask = keep.view(np.int8).astype(word)
+    np.negative(mask, out=mask)
+    return np.bitwise_and(x.view(word), mask, out=mask).view(x.dtype)

@@ -107,10 +107,14 @@ def regular_windows(x, k, s, p, d, oh, ow, fill):
 def regular_max(x, k, s, p, d, tables):
     """Max pooling with a regular window: (values, flat indices), ATen's choice of index (see
     ``_argmax_windows``). Values are a running ``maximum`` over the kernel offsets (NaN
-    propagates); the index is then the first offset equal to the maximum, with the rare NaN and
-    all-lowest windows fixed up afterwards."""
+    propagates). The index is the first offset equal to the maximum, found with byte-sized
+    masks (``np.where``/``copyto(where=)`` on random masks is several times slower); the rare
+    NaN and all-lowest windows are fixed up afterwards. A regular window's flat index is
+    arithmetic: the window's corner ``(i*sh - ph) * W + (j*sw - pw)`` plus the offset's
+    ``li*dh*W + lj*dw`` (every chosen position is a valid one, so no table lookup is needed)."""
     rows, vr, cols, vc = tables
     oh, ow = rows.shape[0], cols.shape[0]
+    w = x.shape[3]
     fill = _fill(x.dtype)
     win = regular_windows(x, k, s, p, d, oh, ow, fill)
     kh, kw = k
@@ -118,22 +122,29 @@ def regular_max(x, k, s, p, d, tables):
     best = np.array(win[:, :, :, :, 0, 0])
     for i, j in offsets[1:]:
         np.maximum(best, win[:, :, :, :, i, j], out=best)
-    pos = np.zeros(best.shape, np.intp)
-    for l in range(len(offsets) - 1, -1, -1):
-        i, j = offsets[l]
-        np.copyto(pos, l, where=win[:, :, :, :, i, j] == best)
+    small = np.uint8 if len(offsets) < 256 else np.int32
+    pos = np.zeros(best.shape, small)
+    found = win[:, :, :, :, 0, 0] == best
+    for l, (i, j) in enumerate(offsets[1:], 1):
+        first = win[:, :, :, :, i, j] == best
+        first &= ~found
+        found |= first
+        pos += first.view(np.uint8).astype(small, copy=False) * small(l)
     low = best == fill
     if low.any():
         first_valid = np.argmax(_mask(vr, vc).reshape(oh, ow, kh * kw), axis=-1)
-        pos = np.where(low, first_valid, pos)
+        pos = np.where(low, first_valid, pos).astype(small)
     if x.dtype.kind == "f":
         nan = np.isnan(best)
         if nan.any():
             for l, (i, j) in enumerate(offsets):
                 np.copyto(pos, l, where=nan & np.isnan(win[:, :, :, :, i, j]))
-    hi = rows[np.arange(oh)[:, None], pos // kw]
-    wi = cols[np.arange(ow)[None, :], pos % kw]
-    return best, (hi * x.shape[3] + wi).astype(np.int64)
+    (sh, sw), (ph, pw), (dh, dw) = s, p, d
+    corner = (np.arange(oh)[:, None] * sh - ph) * w + (np.arange(ow)[None, :] * sw - pw)
+    step = np.array([i * dh * w + j * dw for i, j in offsets], np.int64)
+    index = step.take(pos)
+    index += corner
+    return best, index
 
 
 def regular_sum(x, k, s, p, d, oh, ow):

@@ -65,7 +65,7 @@ class OpSpec:
 
     __slots__ = ("name", "base", "node", "promote", "kernel", "inputs", "n_inputs", "variants",
                  "saves", "view", "signature", "backward_fn", "differentiable", "_dtype_cache",
-                 "diff_index",
+                 "diff_index", "_bind_plan",
                  "nondiff_outputs", "list_input", "nopromote", "__wrapped__", "doc",
                  "pointwise", "fast", "scalars", "optional",
                  "node_cls", "arg_positions", "arg_defaults", "saves_result",
@@ -114,6 +114,7 @@ class OpSpec:
             and promote is not Promote.NONE and 1 <= self.n_inputs <= 2
         params = list(inspect.signature(kernel).parameters.values())[1:]  # drop xp
         self.signature = inspect.Signature(params)
+        self._bind_plan = None
         # the node (ctx) reads the op's other arguments by name: positions after the inputs
         n_in = 0 if view else len(self.inputs)   # a view kernel has no `self` parameter
         others = [p for p in params[n_in:]]
@@ -150,10 +151,20 @@ class OpSpec:
         return _run(self, (self_tensor,) + args, kwargs, self_tensor, inplace=True)
 
     def bind(self, args, kwargs):
-        """Slow path: resolve keywords (torch's names, ``input`` for ``self``) to positions."""
+        """Resolve keywords (torch's names, ``input`` for ``self``) to positions.
+
+        A precomputed plan does the common case (no ``*args`` parameter, no error) in a few
+        dict lookups; anything else, errors included, goes through ``inspect``'s binding."""
         if "input" in kwargs and "self" in self.signature.parameters:
             kwargs = dict(kwargs)
             kwargs["self"] = kwargs.pop("input")
+        plan = self._bind_plan
+        if plan is None:
+            plan = self._bind_plan = _bind_plan(self.signature)
+        if plan is not False:
+            bound = _bind_fast(plan, args, kwargs)
+            if bound is not None:
+                return bound
         try:
             ba = self.signature.bind(*args, **kwargs)
         except TypeError as e:
@@ -191,6 +202,54 @@ class OpSpec:
                 r = (comp.np, res.np)
             self._dtype_cache[key] = r
         return r
+
+
+def _bind_plan(signature):
+    """(positional (name, default) pairs, keyword-only names) of a kernel signature, or False
+    when it takes ``*args``/``**kwargs`` (those keep ``inspect``'s binding)."""
+    positional, kwonly = [], []
+    for p in signature.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            return False
+        if p.kind is p.KEYWORD_ONLY:
+            kwonly.append((p.name, p.default))
+        else:
+            positional.append((p.name, p.default))
+    return tuple(positional), tuple(kwonly)
+
+
+_EMPTY = inspect.Parameter.empty
+
+
+def _bind_fast(plan, args, kwargs):
+    """``OpSpec.bind`` without ``inspect``; None when the call has an error to report."""
+    positional, kwonly = plan
+    n = len(args)
+    if n > len(positional):
+        return None
+    pos = list(args)
+    used = 0
+    for name, _ in positional[:n]:
+        if name in kwargs:
+            return None                   # given twice
+    for name, default in positional[n:]:
+        if name in kwargs:
+            pos.append(kwargs[name])
+            used += 1
+        elif default is _EMPTY:
+            return None                   # missing
+        else:
+            pos.append(default)
+    kw = {}
+    for name, default in kwonly:
+        if name in kwargs:
+            kw[name] = kwargs[name]
+            used += 1
+        elif default is _EMPTY:
+            return None                   # a missing keyword-only argument
+    if used != len(kwargs):
+        return None                       # an unknown keyword
+    return tuple(pos), kw
 
 
 def _remember_fast_key(spec, inputs, comp, res_dt):
@@ -484,6 +543,9 @@ def _relayout(result, arrays):
     if type(result) is not _ndarray or result.ndim < 2:
         return result
     arrays = [a for a in arrays if type(a) is _ndarray]
+    if result.flags.c_contiguous and all(a.flags.c_contiguous and a.shape == result.shape
+                                         for a in arrays):
+        return result            # the common case: contiguous operands, contiguous result
     want = elementwise_strides(result.shape, arrays)
     itemsize = result.itemsize
     if all(n == 1 or s * itemsize == rs for n, s, rs in zip(result.shape, want, result.strides)):
@@ -628,7 +690,9 @@ def _check_inplace_target(target, inputs, res_dt):
     """torch's checks before a pointwise in-place kernel runs: overlap, broadcast, shape, cast."""
     target._check_writeable()
     shapes = [a._data.shape for a in inputs if isinstance(a, _Tensor)]
-    shape = tuple(broadcast_shapes(*shapes)) if len(shapes) > 1 else target._data.shape
+    shape = target._data.shape
+    if any(sh != shape for sh in shapes):
+        shape = tuple(broadcast_shapes(*shapes))
     if shape != target._data.shape:
         raise RuntimeError(f"output with shape {shape_str(target._data.shape)} doesn't match "
                            f"the broadcast shape {shape_str(shape)}")
@@ -664,11 +728,17 @@ def _refresh_views(inputs) -> None:
             t.grad_fn
 
 
+def _overlap_status(a, b):
+    from .creation import overlap_status
+    return overlap_status(a, b)
+
+
 def _check_no_partial_overlap(target, inputs) -> None:
     """torch's refusal to write into memory that an input partly shares (``x[1:].add_(x[:-1])``)."""
-    from .creation import overlap_status
     for a in inputs:
-        if isinstance(a, _Tensor) and a is not target and overlap_status(target, a) == "partial":
+        if isinstance(a, _Tensor) and a is not target \
+                and _npb.xp.may_share_memory(target._data, a._data) \
+                and _overlap_status(target, a) == "partial":
             from .indexing import _PARTIAL_MSG
             raise RuntimeError(_PARTIAL_MSG)
 

@@ -140,12 +140,12 @@ def _masked_backward(name, node):
 
 @_masked_backward("threshold_backward", "ThresholdBackwardBackward0")
 def threshold_backward(xp, grad_output, self, threshold):
-    return xp.where(self <= threshold, 0, grad_output)
+    return _npb.keep_where(~(self <= threshold), grad_output)    # NaN in self keeps the grad
 
 
 @_masked_backward("hardtanh_backward", "HardtanhBackwardBackward0")
 def hardtanh_backward(xp, grad_output, self, min_val, max_val):
-    return xp.where((self > min_val) & (self < max_val), grad_output, 0)
+    return _npb.keep_where((self > min_val) & (self < max_val), grad_output)
 
 
 @_masked_backward("leaky_relu_backward", "LeakyReluBackwardBackward0")
