@@ -239,7 +239,8 @@ class Tensor:
                 v._view_creation = creation   # a view of a no-grad view is one too
         v._base = base
         v._view_version = st.version
-        _views.register_view(base, v)
+        if not base._requires_grad:    # only a base that may start requiring grad tells views
+            _views.register_view(base, v)
         return v
 
     # -- grad_fn: Note [Views and in-place: CopySlices] in autograd/views.py ------------------

@@ -384,6 +384,8 @@ def _fused(xp, self, product, beta, alpha):
 
 
 def _expand_self(self, size, op_name=None):
+    if self.shape == tuple(size) or (self.ndim == 1 and self.shape[0] == size[-1]):
+        return tuple(size)                         # the common bias shapes expand trivially
     from ._geometry import expand_geometry
     itemsize = self.itemsize
     kind = f"torch.{_legacy(self)}Tensor"
@@ -419,6 +421,9 @@ def addmm(xp, self, mat1, mat2, *, beta=1, alpha=1):
     _expand_self(self, shape)
     _check_bool(self, "addmm_impl_cpu_")
     product = _product(xp, xp.matmul, mat1, mat2)
+    if beta == 1 and alpha == 1 and product.dtype.kind == "f":
+        product += self          # a linear layer's case: the fresh product takes the bias
+        return product
     return _fused(xp, xp.broadcast_to(self, shape), product, beta, alpha)
 
 
