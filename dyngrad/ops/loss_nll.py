@@ -12,7 +12,7 @@ from ``self`` gives ``self`` the zero second derivative torch reports.
 from __future__ import annotations
 
 from .._promotion import Promote
-from ._registry import composite, defop
+from ._registry import OPS, composite, defop
 from .loss import (MEAN, NONE, SUM, add_scalar, div_scalar, get_enum, legacy_reduction,
                    mul_scalar)
 from .pointwise import _not_implemented
@@ -64,23 +64,58 @@ def _nll_forward(xp, self, target, weight, reduction, ignore_index, kernel):
 
 
 def _nll_backward(ctx, grad, grad_total_weight=None):
-    from .. import arange, where, zeros_like
+    """NllLossBackward0 / NllLoss2DBackward0: one call of the backward primitive, as torch."""
     self, target, weight, total_weight = ctx.saved_tensors
-    axis = 0 if self.dim() == 1 else 1
-    n_classes = self.shape[axis]
-    shape = [1] * self.dim()
-    shape[axis] = n_classes
-    classes = arange(n_classes, device=self.device).reshape(shape)
-    t = target.unsqueeze(axis)
-    picked = (classes == t) & (t != ctx.ignore_index)
-    if ctx.reduction == MEAN:
-        grad = grad / total_weight
-    elif ctx.reduction == NONE and self.dim() > 1:
-        grad = grad.unsqueeze(axis)
-    coef = -grad if weight is None else -weight.reshape(shape) * grad
-    out = where(picked, coef, 0.0)
-    # zeros tied to self: torch's double backward gives self a (zero) gradient
-    return out + where(zeros_like(picked), self, 0.0)
+    op = nll_loss_backward if self.dim() < 3 else nll_loss2d_backward
+    return op(grad, self, target, total_weight, weight, ctx.reduction, ctx.ignore_index)
+
+
+def _nll_backward_kernel(xp, grad_output, self, target, total_weight, weight=None,
+                         reduction=MEAN, ignore_index=-100):
+    """See Note [nll_loss's gradient]: ``-weight[t] * grad`` at each picked (sample, class),
+    divided by the total weight for 'mean'; zeros elsewhere and for ignored targets."""
+    axis = 0 if self.ndim == 1 else 1
+    t = target.astype(xp.int64)
+    valid = t != ignore_index
+    safe = xp.where(valid, t, 0)
+    g = grad_output
+    if reduction == MEAN:
+        with xp.errstate(invalid="ignore", divide="ignore"):
+            g = g / total_weight
+    coef = -g if weight is None else -weight[safe] * g
+    coef = xp.where(valid, coef, xp.zeros((), self.dtype)).astype(self.dtype)
+    out = xp.zeros(self.shape, self.dtype)
+    if self.ndim == 0:
+        return xp.asarray(coef, dtype=self.dtype).reshape(())
+    xp.put_along_axis(out, xp.expand_dims(safe, axis),
+                      xp.expand_dims(xp.broadcast_to(coef, safe.shape), axis), axis)
+    return out
+
+
+def _nll_double_backward(ctx, grad):
+    """torch's formulas: the gradient is linear in grad_output (its derivative is nll_loss of
+    the incoming gradient) and constant in self (zeros)."""
+    target, weight = ctx.saved_tensors
+    need_grad, need_self = ctx.needs_input_grad
+    from .. import zeros_like
+    forward = nll_loss_op if grad.dim() < 3 else nll_loss2d_op
+    return (forward(grad, target, weight, ctx.reduction, ctx.ignore_index)[0]
+            if need_grad else None,
+            zeros_like(grad) if need_self else None)
+
+
+def _nll_backward_op(name, node):
+    spec = defop(name, node=node, promote=Promote.NONE, kernel_dtypes=True, variants=(),
+                 inputs=("grad_output", "self", "target", "total_weight", "weight"),
+                 saves=("target", "weight"), differentiable=("grad_output", "self"))(
+        _nll_backward_kernel)
+    spec.backward(_nll_double_backward)
+    del OPS[spec.name]               # backward-only: reached through nll_loss's gradgradcheck
+    return spec
+
+
+nll_loss_backward = _nll_backward_op("nll_loss_backward", "NllLossBackwardBackward0")
+nll_loss2d_backward = _nll_backward_op("nll_loss2d_backward", "NllLoss2DBackwardBackward0")
 
 
 @defop("nll_loss", node="NllLossBackward0", inputs=("self", "target", "weight"),

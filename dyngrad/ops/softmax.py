@@ -12,7 +12,7 @@ import warnings
 
 from .._promotion import Promote
 from .._utils import canonical_dim
-from ._registry import FUNCTIONS, METHODS, defop
+from ._registry import FUNCTIONS, METHODS, OPS, defop
 from .pointwise import _not_implemented
 from .reduction import dense, write_out
 
@@ -48,7 +48,7 @@ def _softmax(xp, self, dim, half_to_float=False):
 @_softmax.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
-    return result * (grad - (grad * result).sum(ctx.dim, True))
+    return _softmax_backward_data(grad, result, ctx.dim)
 
 
 @defop("_log_softmax", node="LogSoftmaxBackward0", promote=Promote.NONE, variants=(),
@@ -66,7 +66,68 @@ def _log_softmax(xp, self, dim, half_to_float=False):
 @_log_softmax.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
-    return grad - result.exp() * grad.sum(ctx.dim, True)
+    return _log_softmax_backward_data(grad, result, ctx.dim)
+
+
+# -- the backward primitives -----------------------------------------------------------------------
+# Note [softmax's backward is an op]: as in torch, SoftmaxBackward0 / LogSoftmaxBackward0 call one
+# primitive each (``_softmax_backward_data``, ``_log_softmax_backward_data``) instead of four
+# pointwise ops and a sum: one dispatch per backward, and a double backward whose graph has
+# torch's nodes (``SoftmaxBackwardDataBackward0``...). Their own derivatives are written with
+# dyngrad ops, so third derivatives work too.
+def _backward_axis(xp, output, dim):
+    axis = canonical_dim(dim, output.ndim) if output.ndim else None
+    return axis
+
+
+def _opmath(xp, *arrays):
+    return tuple(a.astype(xp.float32) if a.dtype == xp.float16 else a for a in arrays)
+
+
+@defop("_softmax_backward_data", node="SoftmaxBackwardDataBackward0", promote=Promote.NONE,
+       variants=(), inputs=("grad_output", "output"), saves=("grad_output", "output"),
+       scalars=())
+def _softmax_backward_data(xp, grad_output, output, dim):
+    """d softmax: ``output * (grad - sum(grad * output))`` along ``dim``."""
+    axis = _backward_axis(xp, output, dim)
+    g, y = _opmath(xp, grad_output, output)
+    r = y * (g - xp.sum(g * y, axis=axis, keepdims=True))
+    return dense(xp, r.astype(output.dtype))
+
+
+@_softmax_backward_data.backward
+def _(ctx, grad):
+    grad_output, output = ctx.saved_tensors
+    need_grad, need_output = ctx.needs_input_grad
+    d = ctx.dim
+    return (_softmax_backward_data(grad, output, d) if need_grad else None,
+            grad_output * grad - (output * grad_output).sum(d, True) * grad
+            - grad_output * (output * grad).sum(d, True) if need_output else None)
+
+
+@defop("_log_softmax_backward_data", node="LogSoftmaxBackwardDataBackward0",
+       promote=Promote.NONE, variants=(), inputs=("grad_output", "output"),
+       saves=("grad_output", "output"), scalars=())
+def _log_softmax_backward_data(xp, grad_output, output, dim):
+    """d log_softmax: ``grad - exp(output) * sum(grad)`` along ``dim``."""
+    axis = _backward_axis(xp, output, dim)
+    g, y = _opmath(xp, grad_output, output)
+    r = g - xp.exp(y) * xp.sum(g, axis=axis, keepdims=True)
+    return dense(xp, r.astype(output.dtype))
+
+
+@_log_softmax_backward_data.backward
+def _(ctx, grad):
+    grad_output, output = ctx.saved_tensors
+    need_grad, need_output = ctx.needs_input_grad
+    d = ctx.dim
+    return (grad - (grad * output.exp()).sum(d, True) if need_grad else None,
+            -grad_output.sum(d, True) * output.exp() * grad if need_output else None)
+
+
+for _spec in (_softmax_backward_data, _log_softmax_backward_data):   # backward-only primitives
+    if OPS.get(_spec.name) is _spec:
+        del OPS[_spec.name]
 
 
 _NO_DIM = object()
