@@ -336,7 +336,10 @@ class Tensor:
             if t is None:
                 return
             old = getattr(t, "_grad", None)
-            t._grad = grad.detach().clone() if old is None else old + grad
+            # a clone, not a detached copy: with create_graph it keeps its history
+            # (CloneBackward0), as torch's retain_grad hook does
+            t._grad = grad.clone(memory_format=contiguous_format) if old is None \
+                else old + grad
         fn = self.grad_fn
         hooks = getattr(fn, "_retains_grad_hooks", None)
         if hooks is None:

@@ -228,7 +228,8 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     if inputs is not None:
         if accumulate:   # backward(inputs=...): accumulate what was captured, leaf or not
             for t, g in zip(inputs, captured):
-                accumulate_grad(t, g)
+                if not t.retains_grad:     # (retain_grad's hook has stored it already)
+                    accumulate_grad(t, g)
         else:
             for i, t in enumerate(inputs):
                 if captured[i] is None and not allow_unused:

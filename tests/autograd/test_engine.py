@@ -185,3 +185,27 @@ def test_buffer_sums_never_touch_gradients_others_hold():
         out.backward()
         print(gy, x.grad, [s.tolist() for s in seen])
     assert_prints_like_torch(ex)
+
+
+def _retained(lib, **backward_kwargs):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    p = x * 1
+    p.retain_grad()
+    (p ** 3).sum().backward(**backward_kwargs)
+    return x, p
+
+
+def test_backward_inputs_on_a_retained_non_leaf_stores_its_grad_once():
+    for lib in (dyngrad, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        p = x * 1
+        p.retain_grad()
+        (p ** 3).sum().backward(inputs=[p])
+        assert p.grad.tolist() == [3.0, 12.0] and x.grad is None, lib.__name__
+
+
+def test_retained_grad_with_create_graph_is_a_clone_with_history():
+    for lib in (dyngrad, torch):
+        x, p = _retained(lib, create_graph=True)
+        assert p.grad.tolist() == [3.0, 12.0]
+        assert type(p.grad.grad_fn).__name__ == "CloneBackward0", lib.__name__
