@@ -15,7 +15,11 @@ $(VENV)/.test: $(VENV)/.base
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
-demo: $(VENV)/.base
+$(VENV)/.demo: $(VENV)/.base
+	$(PY) -m pip install -q -e '.[demo]'
+	touch $@
+
+demo: $(VENV)/.demo
 	$(PY) examples/demo.py
 
 test: $(VENV)/.test

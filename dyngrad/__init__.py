@@ -62,3 +62,7 @@ def numel(input) -> int:
 globals().update({k: v for k, v in _ops.FUNCTIONS.items() if "." not in k})
 _install_methods(_ops.METHODS)
 _install_operators()
+
+from . import utils  # noqa: E402  (torch.utils.data works after `import torch`)
+from .utils import data as _utils_data  # noqa: E402,F401
+from .serialization import save, load  # noqa: E402,F401

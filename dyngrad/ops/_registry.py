@@ -255,7 +255,7 @@ def _bind_fast(plan, args, kwargs):
 def _remember_fast_key(spec, inputs, comp, res_dt):
     """Cache this promotion under the key the fast path looks up (see Note [Hot path])."""
     a, b = inputs
-    if type(a) is not _Tensor:
+    if not isinstance(a, _Tensor):   # subclasses too (Parameter): the key holds only dtypes
         return
     if type(b) is _Tensor and b._data.dtype is a._data.dtype:
         spec._dtype_cache[a._data.dtype] = (comp, res_dt)
@@ -470,7 +470,7 @@ def _run(spec, args, kwargs, inplace_target=None, inplace=False):
 
 def fast_unary(spec, a):
     """`spec(a)` for a Tensor whose dtype needs no promotion, or None (take `_run_general`)."""
-    if type(a) is not _Tensor:
+    if type(a) is not _Tensor and not isinstance(a, _Tensor):   # (nn.Parameter is a subclass)
         return None
     x = a._data
     dt = x.dtype
@@ -486,12 +486,12 @@ def fast_unary(spec, a):
 def fast_binary(spec, a, b):
     """`spec(a, b)` for two Tensors of one dtype, or a Tensor and a Python float/int whose
     promotion is cached; None otherwise (take `_run_general`)."""
-    if type(a) is not _Tensor:
+    if type(a) is not _Tensor and not isinstance(a, _Tensor):   # (nn.Parameter is a subclass)
         return None
     x = a._data
     dt = x.dtype
     tb = type(b)
-    if tb is _Tensor:
+    if tb is _Tensor or isinstance(b, _Tensor):
         y = b._data
         if y.dtype is not dt:
             return None

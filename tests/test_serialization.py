@@ -1,0 +1,426 @@
+"""dyngrad.save / dyngrad.load (our own format) and state dicts through safetensors.
+
+Round trips are compared with torch.save/torch.load round trips of the same objects: the same
+dtypes, shapes, strides, storage offsets, sharing and identity. The safetensors files cross
+over: written by dyngrad and read by ``safetensors.torch`` into a torch model, and back.
+"""
+import collections
+import io
+import os
+import pickle
+import zipfile
+
+import numpy as np
+import pytest
+import torch
+
+import dyngrad
+from dyngrad import serialization
+
+st_torch = pytest.importorskip("safetensors.torch")   # the `test` extra installs safetensors
+from dyngrad.utils import safetensors as dst  # noqa: E402
+
+
+def roundtrip(lib, obj, **load_kwargs):
+    buf = io.BytesIO()
+    lib.save(obj, buf)
+    buf.seek(0)
+    return lib.load(buf, **load_kwargs)
+
+
+def values(t):
+    return t.detach().numpy()
+
+
+def assert_same_tensor(ours, theirs):
+    assert str(ours.dtype) == str(theirs.dtype)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert ours.stride() == theirs.stride()
+    assert ours.storage_offset() == theirs.storage_offset()
+    assert ours.requires_grad == theirs.requires_grad
+    assert ours.is_leaf and theirs.is_leaf
+    np.testing.assert_array_equal(values(ours), values(theirs))
+
+
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
+          "complex64", "complex128"]
+
+
+def sample(lib, dtype_name, shape=(3, 4)):
+    data = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) - 5.5
+    if dtype_name == "bool":
+        arr = data > 0
+    elif dtype_name.startswith("complex"):
+        arr = (data + 1j * (data * 2 - 1)).astype(dtype_name)
+    else:
+        arr = data.astype(dtype_name)
+    return lib.from_numpy(np.ascontiguousarray(arr))
+
+
+VIEWS = {
+    "contiguous": lambda t: t,
+    "transposed": lambda t: t.t(),
+    "row": lambda t: t[1],
+    "column": lambda t: t[:, 2],
+    "strided slice": lambda t: t[::2, 1::2],
+    "expanded": lambda t: t[0:1].expand(5, 4),
+    "0-dim": lambda t: t[1, 1],
+    "empty": lambda t: t[:, 4:],
+    "reshaped": lambda t: t.reshape(2, 6),
+}
+
+
+@pytest.mark.parametrize("dtype_name", DTYPES)
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_tensor_roundtrip_like_torch(dtype_name, view):
+    ours = roundtrip(dyngrad, VIEWS[view](sample(dyngrad, dtype_name)))
+    theirs = roundtrip(torch, VIEWS[view](sample(torch, dtype_name)))
+    assert_same_tensor(ours, theirs)
+
+
+def test_channels_last_and_requires_grad_like_torch():
+    def make(lib):
+        x = lib.from_numpy(np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5))
+        return [x.contiguous(memory_format=lib.channels_last),
+                lib.ones(3, requires_grad=True),
+                lib.ones(3, requires_grad=True) * 2,          # a non-leaf: comes back a leaf
+                lib.zeros(2, dtype=lib.float64).requires_grad_()]
+    for ours, theirs in zip(roundtrip(dyngrad, make(dyngrad)), roundtrip(torch, make(torch))):
+        assert_same_tensor(ours, theirs)
+
+
+def test_views_share_storage_after_load_like_torch():
+    def make(lib):
+        x = lib.from_numpy(np.arange(12.0).reshape(3, 4))
+        return {"x": x, "xt": x.t(), "row": x[1], "x_again": x}
+
+    for lib in (dyngrad, torch):
+        loaded = roundtrip(lib, make(lib))
+        ptr = loaded["x"].untyped_storage().data_ptr()
+        assert all(v.untyped_storage().data_ptr() == ptr for v in loaded.values())
+        assert loaded["x_again"] is loaded["x"]        # one object saved twice stays one
+        loaded["x"][1, 0] = 100.0                      # views still alias the memory
+        assert loaded["row"][0].item() == 100.0 and loaded["xt"][0, 1].item() == 100.0
+
+
+def test_shared_storage_is_written_once():
+    x = dyngrad.zeros(1000)
+    buf = io.BytesIO()
+    dyngrad.save([x, x[10:], x[::2], x.view(10, 100).t()], buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as archive:
+        storages = [n for n in archive.namelist() if n.startswith("dyngrad/storages/")]
+        assert len(storages) == 1
+        assert archive.getinfo(storages[0]).file_size == 1000 * 4
+    assert len(buf.getvalue()) < 1000 * 4 * 2
+
+
+def test_nested_containers_and_primitives_like_torch():
+    def make(lib):
+        sd = collections.OrderedDict(weight=lib.ones(2, 2), bias=lib.zeros(2))
+        sd._metadata = collections.OrderedDict({"": {"version": 1}})   # as Module.state_dict
+        return {
+            "model": sd,
+            "optim": {"state": {0: {"step": 3, "exp_avg": lib.full((2,), 0.5)}},
+                      "param_groups": [{"lr": 1e-3, "betas": (0.9, 0.999), "params": [0, 1]}]},
+            "misc": [1, 2.5, -3, True, None, "text", b"bytes", 1 + 2j, (4, (5, [6])),
+                     {7, 8}, bytearray(b"ba"), collections.Counter("aab"), float("inf")],
+            "dtype": lib.float16, "shape": lib.ones(2, 3).shape, "device": lib.device("cpu"),
+        }
+    ours, theirs = roundtrip(dyngrad, make(dyngrad)), roundtrip(torch, make(torch))
+    assert type(ours["model"]) is type(theirs["model"]) is collections.OrderedDict
+    assert list(ours["model"]) == list(theirs["model"])
+    assert ours["model"]._metadata == theirs["model"]._metadata
+    for k in theirs["model"]:
+        assert_same_tensor(ours["model"][k], theirs["model"][k])
+    assert_same_tensor(ours["optim"]["state"][0]["exp_avg"],
+                       theirs["optim"]["state"][0]["exp_avg"])
+    assert ours["optim"]["state"][0]["step"] == 3
+    assert ours["optim"]["param_groups"] == theirs["optim"]["param_groups"]
+    assert ours["misc"] == theirs["misc"]
+    assert [type(v) for v in ours["misc"]] == [type(v) for v in theirs["misc"]]
+    assert repr(ours["dtype"]) == repr(theirs["dtype"]) and ours["dtype"] is dyngrad.float16
+    assert repr(ours["shape"]) == repr(theirs["shape"])
+    assert isinstance(ours["shape"], dyngrad.Size)
+    assert repr(ours["device"]) == repr(theirs["device"])
+
+
+def test_parameter_roundtrip_like_torch():
+    ours = roundtrip(dyngrad, [dyngrad.nn.Parameter(dyngrad.ones(2)),
+                               dyngrad.nn.Parameter(dyngrad.ones(2), requires_grad=False)])
+    theirs = roundtrip(torch, [torch.nn.Parameter(torch.ones(2)),
+                               torch.nn.Parameter(torch.ones(2), requires_grad=False)])
+    for o, t in zip(ours, theirs):
+        assert type(o) is dyngrad.nn.Parameter and type(t) is torch.nn.Parameter
+        assert repr(o) == repr(t)
+        assert_same_tensor(o, t)
+
+
+def test_pickle_protocol_2():
+    obj = {"t": dyngrad.arange(3), "b": b"\x00\xff", "s": {1}, "c": 1j}
+    buf = io.BytesIO()
+    dyngrad.save(obj, buf, pickle_protocol=2)
+    buf.seek(0)
+    loaded = dyngrad.load(buf)
+    assert loaded["t"].tolist() == [0, 1, 2] and loaded["b"] == b"\x00\xff"
+    assert loaded["s"] == {1} and loaded["c"] == 1j
+
+
+def test_paths_and_file_objects(tmp_path):
+    obj = {"a": dyngrad.arange(5)}
+    for target in (str(tmp_path / "a.dg"), tmp_path / "b.dg"):
+        dyngrad.save(obj, target)
+        assert dyngrad.load(target)["a"].tolist() == [0, 1, 2, 3, 4]
+    with open(tmp_path / "c.dg", "wb") as f:
+        dyngrad.save(obj, f)
+    with open(tmp_path / "c.dg", "rb") as f:
+        assert dyngrad.load(f)["a"].tolist() == [0, 1, 2, 3, 4]
+
+
+def test_map_location():
+    x = dyngrad.arange(3.)
+    for loc in (None, "cpu", dyngrad.device("cpu"), {"cpu": "cpu"}, lambda s, loc: s):
+        assert roundtrip(dyngrad, x, map_location=loc).tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(RuntimeError, match="can only be loaded to the CPU"):
+        roundtrip(dyngrad, x, map_location="cuda")
+
+
+def test_loaded_tensors_are_writable_and_independent():
+    x = dyngrad.arange(4.)
+    y = roundtrip(dyngrad, x)
+    y.add_(1)
+    assert x.tolist() == [0, 1, 2, 3] and y.tolist() == [1, 2, 3, 4]
+
+
+# -- weights_only: Note [Loading safely: weights_only] -----------------------------------------
+class RunsCommand:
+    """Unpickling this runs a shell command (what a malicious checkpoint would do)."""
+
+    def __init__(self, command):
+        self.command = command
+
+    def __reduce__(self):
+        return (os.system, (self.command,))
+
+
+def test_malicious_pickle_is_refused_and_runs_nothing(tmp_path):
+    marker = tmp_path / "pwned"
+    path = tmp_path / "evil.dg"
+    dyngrad.save({"weight": dyngrad.ones(2), "payload": RunsCommand(f"touch {marker}")}, path)
+    for kwargs in ({}, {"weights_only": True}, {"weights_only": None}):
+        with pytest.raises(pickle.UnpicklingError) as info:
+            dyngrad.load(path, **kwargs)
+        assert type(info.value).__module__ == "_pickle"          # _pickle.UnpicklingError
+        message = str(info.value)
+        assert message.startswith("Weights only load failed.")
+        assert f"GLOBAL {os.system.__module__}.system" in message
+        assert "weights_only` set to `False`" in message
+        assert not marker.exists()
+    # torch refuses its own equivalent in the same way
+    tpath = tmp_path / "evil.pt"
+    torch.save({"payload": RunsCommand(f"touch {marker}")}, tpath)
+    with pytest.raises(pickle.UnpicklingError, match="^Weights only load failed"):
+        torch.load(tpath)
+    assert not marker.exists()
+    # trusted files: weights_only=False unpickles everything, and the command runs
+    loaded = dyngrad.load(path, weights_only=False)
+    assert marker.exists() and loaded["payload"] == 0
+    assert loaded["weight"].tolist() == [1.0, 1.0]
+
+
+def test_other_globals_are_refused(tmp_path):
+    # protocol 4 has opcodes for sets and frozensets: no global, nothing to refuse
+    assert roundtrip(dyngrad, [frozenset({1}), {2}]) == [frozenset({1}), {2}]
+    path = tmp_path / "np.dg"
+    dyngrad.save({"arr": np.ones(2)}, path)            # NumPy arrays need numpy globals
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        dyngrad.load(path)
+    assert dyngrad.load(path, weights_only=False)["arr"].tolist() == [1.0, 1.0]
+
+
+class MyTensor(dyngrad.Tensor):
+    pass
+
+
+def test_tensor_subclass_needs_add_safe_globals(tmp_path):
+    t = dyngrad.ones(2).as_subclass(MyTensor) if hasattr(dyngrad.Tensor, "as_subclass") \
+        else serialization._rebuild_tensor_subclass(MyTensor, dyngrad.ones(2))
+    path = tmp_path / "sub.dg"
+    dyngrad.save(t, path)
+    with pytest.raises(pickle.UnpicklingError, match="MyTensor"):
+        dyngrad.load(path)
+    with serialization.safe_globals([MyTensor]):
+        loaded = dyngrad.load(path)
+    assert type(loaded) is MyTensor and loaded.tolist() == [1.0, 1.0]
+    assert serialization.get_safe_globals() == []
+    with pytest.raises(pickle.UnpicklingError):
+        dyngrad.load(path)
+
+
+def test_not_a_dyngrad_file(tmp_path):
+    torch.save({"a": torch.ones(2)}, tmp_path / "t.pt")
+    with pytest.raises(RuntimeError, match="was not written by dyngrad.save"):
+        dyngrad.load(tmp_path / "t.pt")
+    (tmp_path / "junk").write_bytes(b"not a zip file at all")
+    with pytest.raises(RuntimeError, match="was not written by dyngrad.save"):
+        dyngrad.load(tmp_path / "junk")
+
+
+def test_tampered_geometry_is_refused(tmp_path):
+    """A tensor claiming more elements than its storage holds must not read past it."""
+    buf = io.BytesIO()
+    dyngrad.save(dyngrad.ones(4), buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src:
+        files = {n: src.read(n) for n in src.namelist()}
+    out = io.BytesIO()   # re-pickle the tensor with a shape its storage cannot hold
+
+    class Tamper(serialization._Pickler):
+        def reducer_override(self, o):
+            if isinstance(o, dyngrad.Tensor):
+                return serialization._rebuild_tensor, (o._storage_obj(), "float32", 0, (400,),
+                                                       (1,), False)
+            return NotImplemented
+    pickler = Tamper(out, 4)
+    pickler.dump(dyngrad.ones(4))
+    files["dyngrad/data.pkl"] = out.getvalue()
+    path = tmp_path / "tampered.dg"
+    with zipfile.ZipFile(path, "w") as dst_zip:
+        for name, data in files.items():
+            dst_zip.writestr(name, data)
+    with pytest.raises(pickle.UnpicklingError, match="reaches past its storage"):
+        dyngrad.load(path)
+
+
+# -- safetensors ------------------------------------------------------------------------------
+def torch_mlp():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+
+
+def dyngrad_mlp(sd, x):
+    """The same network written out by hand, its tensors named as torch's state dict keys."""
+    h = (x @ sd["0.weight"].t() + sd["0.bias"]).relu()
+    return h @ sd["2.weight"].t() + sd["2.bias"]
+
+
+def test_state_dict_dyngrad_to_torch(tmp_path):
+    g = dyngrad.Generator().manual_seed(0)
+    sd = {"0.weight": dyngrad.randn(8, 4, generator=g), "0.bias": dyngrad.randn(8, generator=g),
+          "2.weight": dyngrad.randn(3, 8, generator=g), "2.bias": dyngrad.randn(3, generator=g)}
+    path = tmp_path / "mlp.safetensors"
+    dst.save_file(sd, path, metadata={"framework": "dyngrad"})
+    model = torch_mlp()
+    result = model.load_state_dict(st_torch.load_file(path), strict=True)
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    x = np.linspace(-2, 2, 20, dtype=np.float32).reshape(5, 4)
+    with torch.no_grad():
+        expected = model(torch.from_numpy(x)).numpy()
+    got = dyngrad_mlp(sd, dyngrad.from_numpy(x)).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    for k, v in model.state_dict().items():
+        np.testing.assert_array_equal(v.numpy(), sd[k].numpy())
+
+
+def test_state_dict_torch_to_dyngrad(tmp_path):
+    model = torch_mlp()
+    path = tmp_path / "mlp.safetensors"
+    st_torch.save_file(model.state_dict(), path)
+    sd = dst.load_file(path)
+    assert sorted(sd) == sorted(model.state_dict())
+    assert all(type(v) is dyngrad.Tensor and v.dtype is dyngrad.float32 for v in sd.values())
+    x = np.linspace(-2, 2, 20, dtype=np.float32).reshape(5, 4)
+    with torch.no_grad():
+        expected = model(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(dyngrad_mlp(sd, dyngrad.from_numpy(x)).numpy(), expected,
+                               rtol=1e-5, atol=1e-6)
+    sd["0.bias"].add_(1)                      # loaded tensors are ordinary, writable tensors
+
+
+SAFETENSORS_DTYPES = [d for d in DTYPES if d != "complex128"]   # the format has no complex128
+
+
+@pytest.mark.parametrize("dtype_name", SAFETENSORS_DTYPES)
+def test_safetensors_dtypes_cross_over(dtype_name, tmp_path):
+    ours = {"x": sample(dyngrad, dtype_name), "s": sample(dyngrad, dtype_name, ())}
+    dst.save_file(ours, tmp_path / "a.safetensors")
+    theirs = st_torch.load_file(tmp_path / "a.safetensors")
+    for k in ours:
+        assert str(theirs[k].dtype) == str(ours[k].dtype) and theirs[k].shape == ours[k].shape
+        np.testing.assert_array_equal(theirs[k].numpy(), ours[k].numpy())
+    st_torch.save_file(theirs, tmp_path / "b.safetensors")
+    back = dst.load_file(tmp_path / "b.safetensors")
+    for k in ours:
+        assert_same_tensor(back[k], theirs[k])
+    assert dst.load(dst.save(ours))["x"].tolist() == ours["x"].tolist()
+    assert dst.load(st_torch.save(theirs))["x"].tolist() == ours["x"].tolist()
+
+
+def test_safetensors_save_errors_like_safetensors_torch():
+    def check(make):
+        errors = []
+        for lib, save in ((dyngrad, dst.save), (torch, st_torch.save)):
+            with pytest.raises(Exception) as info:
+                save(make(lib))
+            errors.append((type(info.value), str(info.value).strip().splitlines()[0]))
+        assert errors[0] == errors[1]
+    check(lambda lib: {"a": lib.ones(2, 3).t()})                        # not contiguous
+    check(lambda lib: (lambda w: {"w": w, "row": w[0]})(lib.ones(2, 3)))   # shared memory
+    check(lambda lib: {"a": [1, 2]})
+    check(lambda lib: [lib.ones(1)])
+    # disjoint pieces of one storage: both libraries save them
+    for lib, save, load in ((dyngrad, dst.save, dst.load), (torch, st_torch.save, st_torch.load)):
+        w = lib.arange(6.).reshape(2, 3)
+        assert sorted(load(save({"a": w[0], "b": w[1]}))) == ["a", "b"]
+
+
+def test_safetensors_bfloat16_is_refused_clearly(tmp_path):
+    st_torch.save_file({"x": torch.ones(2, dtype=torch.bfloat16), "y": torch.ones(1)},
+                       tmp_path / "bf16.safetensors")
+    with pytest.raises(TypeError, match=r"\{'x': 'BF16'\}.*no bfloat16"):
+        dst.load_file(tmp_path / "bf16.safetensors")
+    with pytest.raises(TypeError, match="no bfloat16"):
+        dst.load((tmp_path / "bf16.safetensors").read_bytes())
+
+
+def dyngrad_nn_mlp():
+    nn = dyngrad.nn
+    return nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+
+
+def test_module_state_dict_safetensors_both_ways(tmp_path):
+    x = np.linspace(-2, 2, 20, dtype=np.float32).reshape(5, 4)
+    ours = dyngrad_nn_mlp()
+    dst.save_file(ours.state_dict(), tmp_path / "ours.safetensors")
+    theirs = torch_mlp()
+    theirs.load_state_dict(st_torch.load_file(tmp_path / "ours.safetensors"))
+    with torch.no_grad():
+        np.testing.assert_allclose(theirs(torch.from_numpy(x)).numpy(),
+                                   ours(dyngrad.from_numpy(x)).detach().numpy(),
+                                   rtol=1e-5, atol=1e-6)
+    theirs = torch_mlp()
+    st_torch.save_file(theirs.state_dict(), tmp_path / "theirs.safetensors")
+    result = ours.load_state_dict(dst.load_file(tmp_path / "theirs.safetensors"))
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    with torch.no_grad():
+        np.testing.assert_allclose(ours(dyngrad.from_numpy(x)).detach().numpy(),
+                                   theirs(torch.from_numpy(x)).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_module_save_load_like_torch(tmp_path):
+    ours, theirs = dyngrad_nn_mlp(), torch_mlp()
+    for lib, model in ((dyngrad, ours), (torch, theirs)):
+        path = tmp_path / f"{lib.__name__}.ckpt"
+        lib.save({"model": model.state_dict(), "epoch": 3}, path)
+        ckpt = lib.load(path)
+        assert list(ckpt["model"]) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+        assert str(model.load_state_dict(ckpt["model"])) == "<All keys matched successfully>"
+        lib.save(model, path)                   # a whole module needs its classes: refused
+        with pytest.raises(pickle.UnpicklingError, match="^Weights only load failed"):
+            lib.load(path)
+        assert repr(lib.load(path, weights_only=False)) == repr(model)
+    x = np.linspace(-2, 2, 8, dtype=np.float32).reshape(2, 4)
+    before = ours(dyngrad.from_numpy(x)).detach().numpy()
+    path = tmp_path / "sd.dg"
+    dyngrad.save(ours.state_dict(), path)
+    fresh = dyngrad_nn_mlp()
+    fresh.load_state_dict(dyngrad.load(path))
+    np.testing.assert_array_equal(fresh(dyngrad.from_numpy(x)).detach().numpy(), before)
