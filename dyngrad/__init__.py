@@ -27,6 +27,7 @@ from . import autograd  # noqa: F401
 from . import cuda  # noqa: F401
 from . import linalg, nn, special  # noqa: F401,E402  (namespaces filled from the op registry)
 from . import optim  # noqa: F401,E402  (optimizers and lr schedulers)
+from . import distributed  # noqa: F401,E402  (c10d API; mpi4py is imported only by backend 'mpi')
 from .ops import random  # noqa: F401  (torch.random: seeding and generator state)
 _sys.modules[__name__ + ".random"] = random   # so that `import dyngrad.random` works
 from ._tensor import install_methods as _install_methods, install_operators as _install_operators

@@ -4,3 +4,4 @@ from . import grad  # noqa: F401  (torch.nn.grad: conv*d_input / conv*d_weight)
 from .parameter import Buffer, Parameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from . import init, utils  # noqa: F401,E402
+from . import parallel  # noqa: F401,E402  (DistributedDataParallel)

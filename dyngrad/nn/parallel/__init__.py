@@ -1,0 +1,4 @@
+"""torch.nn.parallel: DistributedDataParallel (data parallelism over dyngrad.distributed)."""
+from .distributed import DistributedDataParallel  # noqa: F401
+
+DDP = DistributedDataParallel
