@@ -65,7 +65,7 @@ class OpSpec:
 
     __slots__ = ("name", "base", "node", "promote", "kernel", "inputs", "n_inputs", "variants",
                  "saves", "view", "signature", "backward_fn", "differentiable", "_dtype_cache",
-                 "diff_index", "_bind_plan",
+                 "diff_index", "_bind_plan", "writes_into",
                  "nondiff_outputs", "list_input", "nopromote", "__wrapped__", "doc",
                  "pointwise", "fast", "scalars", "optional",
                  "node_cls", "arg_positions", "arg_defaults", "saves_result",
@@ -115,6 +115,7 @@ class OpSpec:
         params = list(inspect.signature(kernel).parameters.values())[1:]  # drop xp
         self.signature = inspect.Signature(params)
         self._bind_plan = None
+        self.writes_into = "_into" in self.signature.parameters
         # the node (ctx) reads the op's other arguments by name: positions after the inputs
         n_in = 0 if view else len(self.inputs)   # a view kernel has no `self` parameter
         others = [p for p in params[n_in:]]
@@ -629,13 +630,24 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
     # 2. kernel --------------------------------------------------------------------------------
     if not inplace and _grad_state.grad_enabled and spec.node_cls is not None:
         _refresh_views(inputs)
+    elif inplace and spec.writes_into and not (_grad_state.grad_enabled and
+                                               spec.node_cls is not None and
+                                               _requires_grad(inputs)):
+        # Note [In-place kernels write into the target]: with nothing to record (an optimizer's
+        # step under no_grad), a kernel that takes ``_into`` writes its result straight into
+        # the target's memory: torch's checks have all run above, so the only change is one
+        # pass and one temporary array less. (A recorded op must snapshot its inputs first.)
+        target = inplace_target._data
+        if target.dtype is comp and target.dtype == res_dt and arrays[0] is target:
+            kwargs = dict(kwargs, _into=target)
     try:
         result = spec.kernel(_npb.xp, *arrays, *rest, **kwargs)
     except ValueError as e:
         raise _translate_value_error(spec, inputs, e) from None
 
     # 3. wrap (and record) ------------------------------------------------------------------
-    if spec.pointwise and type(result) is _ndarray and result.ndim > 1:
+    if spec.pointwise and type(result) is _ndarray and result.ndim > 1 and not (
+            inplace and result is inplace_target._data):
         # the layout follows the inputs as given, not their promoted copies
         result = _relayout(result, [a._data for a in inputs if isinstance(a, _Tensor)])
     # (for a list input such as cat's, `inputs` is already the list's tensors)
@@ -771,7 +783,8 @@ def _write_inplace(spec, target, result, inputs=(), rest=(), kwargs=None, record
         # the node saves its inputs before the write, as torch does: an input that aliases the
         # target (``t.mul_(t)``) is then caught by the version check in backward
         node = _record(spec, inputs, rest, kwargs, ())
-    _npb.xp.copyto(target._data, result, casting="unsafe")
+    if result is not target._data:      # (see Note [In-place kernels write into the target])
+        _npb.xp.copyto(target._data, result, casting="unsafe")
     target._bump_version()
     if record:
         _attach_inplace(spec, node, target, is_view)

@@ -88,10 +88,10 @@ def _scaled(xp, other, alpha, dtype):
 
 @defop("add.Tensor", node="AddBackward0", inputs=("self", "other"), variants=ALL,
        pointwise=True)
-def add(xp, self, other, *, alpha=1):
+def add(xp, self, other, *, alpha=1, _into=None):
     if alpha != 1 or type(alpha) is not int:
         other = _scaled(xp, other, alpha, _dtype(self, other))
-    return xp.add(self, other)
+    return xp.add(self, other, out=_into)
 
 
 @add.backward
@@ -101,10 +101,10 @@ def _(ctx, grad):
 
 @defop("sub.Tensor", node="SubBackward0", inputs=("self", "other"), variants=(),
        pointwise=True, public="sub")
-def sub_tensor(xp, self, other, *, alpha=1):
+def sub_tensor(xp, self, other, *, alpha=1, _into=None):
     if alpha != 1 or type(alpha) is not int:
         other = _scaled(xp, other, alpha, _dtype(self, other))
-    return xp.subtract(self, other)
+    return xp.subtract(self, other, out=_into)
 
 
 @sub_tensor.backward
@@ -187,8 +187,8 @@ def rsub(input, other, *, alpha=1):
 
 @defop("mul.Tensor", node="MulBackward0", inputs=("self", "other"), variants=ALL,
        saves={"self": "other", "other": "self"}, pointwise=True)
-def mul(xp, self, other):
-    return xp.multiply(self, other)
+def mul(xp, self, other, *, _into=None):
+    return xp.multiply(self, other, out=_into)
 
 
 @mul.backward
@@ -206,8 +206,8 @@ def _check_int_divisor(xp, other) -> None:
 @defop("div.Tensor", node="DivBackward0", promote=Promote.INT_TO_FLOAT,
        inputs=("self", "other"), variants=(), saves={"self": "other", "other": None},
        public="div", pointwise=True)
-def div_true(xp, self, other):
-    return xp.true_divide(self, other)
+def div_true(xp, self, other, *, _into=None):
+    return xp.true_divide(self, other, out=_into)
 
 
 @div_true.backward
