@@ -24,6 +24,9 @@ from .autograd.grad_mode import (  # noqa: F401
 )
 from . import ops as _ops
 from . import autograd  # noqa: F401
+from .autograd.anomaly_mode import (  # noqa: F401
+    is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled,
+)
 from . import cuda  # noqa: F401
 from . import linalg, nn, special  # noqa: F401,E402  (namespaces filled from the op registry)
 from . import optim  # noqa: F401,E402  (optimizers and lr schedulers)

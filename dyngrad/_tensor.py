@@ -82,6 +82,7 @@ class Tensor:
     _post_accumulate_grad_hooks = None
     _is_inference = False
     _accumulator = None        # weak reference to the leaf's AccumulateGrad
+    _fw_grad = None            # forward-mode tangent (autograd/forward_ad.py)
     _view_version = None       # a view: the storage version its grad_fn was made at
     _view_creation = 0         # a view: how it was made (autograd/views.py, CreationMeta)
     _rg_inherited = False      # a view requiring grad only because its base does

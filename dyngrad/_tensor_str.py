@@ -315,6 +315,8 @@ def _str(self, *, tensor_contents=None) -> str:
         suffixes.append(f"grad_fn=<{grad_fn_name}>")
     elif self.requires_grad:
         suffixes.append("requires_grad=True")
+    if self._fw_grad is not None:   # a dual tensor (autograd/forward_ad.py)
+        suffixes.append(f"tangent={self._fw_grad!r}")
 
     text = _add_suffixes(prefix + tensor_str, suffixes, indent, force_newline=False)
     if parameter is not None and isinstance(self, parameter) and not is_plain_tensor:

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import dyngrad
-from compare import call as _call, like_torch, to_numpy as _np
+from compare import call as _call, like_torch, to_numpy as _np, torch_part
 from dyngrad.ops import reorder
 
 LIBS = (torch, dyngrad)
@@ -304,7 +304,7 @@ def test_saved_input_of_reflect_and_replicate_is_version_checked(mode):
         with pytest.raises(RuntimeError) as info:
             y.sum().backward()
         messages.append(str(info.value))
-    assert messages[0] == messages[1]
+    assert torch_part(messages[0]) == torch_part(messages[1])   # (ours adds lines after torch's)
 
 
 def test_im2col_node_shows_the_input_size_as_torch():

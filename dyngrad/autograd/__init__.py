@@ -13,11 +13,21 @@ from .grad_mode import (  # noqa: F401
 from . import function  # noqa: F401
 from .function import Function, once_differentiable  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (shadows the module, as torch)
+from . import anomaly_mode, profiler  # noqa: F401
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
+from . import functional  # noqa: F401
+from . import forward_ad  # noqa: F401
 
 
 def _tensor_cls():
     from .._tensor import Tensor
     return Tensor
+
+
+def _is_checkpoint_valid() -> bool:
+    """False inside ``grad()`` / ``backward(inputs=)``, where reentrant checkpoint cannot run."""
+    from .engine import is_checkpoint_valid
+    return is_checkpoint_valid()
 
 
 def _as_tuple(x):

@@ -22,16 +22,41 @@ same for every op, so it is done once, here, from the shapes each node recorded 
 from __future__ import annotations
 
 import heapq
+import itertools
 import sys
 import threading
 
 from . import grad_mode as _gm
 from .graph import AccumulateGrad, OpNode, gradient_edge
+from .anomaly_mode import _state as _anomaly
+from .profiler import _state as _profiler
 
 _op_apply = OpNode.apply
 
 _state = _gm._state
 _accumulate_lock = threading.Lock()
+
+
+class _GraphTask(threading.local):
+    """The backward running in this thread: its id (-1 outside backward) and whether it runs
+    every node (no ``inputs`` to capture), which reentrant checkpointing needs."""
+    id = -1
+    can_checkpoint = True
+
+
+_task = _GraphTask()
+_next_task_id = itertools.count().__next__
+
+
+def current_graph_task_id() -> int:
+    """The id of the backward running in this thread (torch._C._current_graph_task_id)."""
+    return _task.id
+
+
+def is_checkpoint_valid() -> bool:
+    """False inside ``autograd.grad`` and ``backward(inputs=)``
+    (torch.autograd._is_checkpoint_valid)."""
+    return _task.can_checkpoint
 
 
 # ---------------------------------------------------------------------------------------------
@@ -189,6 +214,11 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     pop, push = heapq.heappop, heapq.heappush
     owned = None if create_graph else set()   # see _add_to_buffer
     plain = captures is None   # no gradients to capture: the common case of _run_node applies
+    prev_task = _task.id, _task.can_checkpoint
+    _task.id, _task.can_checkpoint = _next_task_id(), plain
+    run_node = _run_node
+    if _anomaly.enabled or _profiler.active:   # every node takes _observed_run_node
+        run_node, plain = _observed_run_node, False
     try:
         while heap:
             fn = pop(heap)[2]
@@ -203,7 +233,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                         fn.release_variables()
                     outputs = validate_outputs(fn, outputs)
             else:
-                outputs = _run_node(fn, grads, captures, captured, must, retain_graph)
+                outputs = run_node(fn, grads, captures, captured, must, retain_graph)
             i = -1
             for nxt, nr in fn.next_functions:
                 i += 1
@@ -222,8 +252,14 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                 if left == 0:
                     push(heap, (-nxt._seq, counter, nxt))
                     counter += 1
+    except BaseException:
+        if _anomaly.enabled:   # Note [Anomaly reports] in anomaly_mode.py
+            from .anomaly_mode import report_error
+            report_error(fn)
+        raise
     finally:
         _state.grad_enabled = prev_grad_mode
+        _task.id, _task.can_checkpoint = prev_task
 
     if inputs is not None:
         if accumulate:   # backward(inputs=...): accumulate what was captured, leaf or not
@@ -320,6 +356,25 @@ def _run_node(fn, grads, captures, captured, must, retain_graph):
                 r = hook(tuple(outputs), tuple(grads))
                 if r is not None:
                     outputs = list(r)
+    return outputs
+
+
+def _observed_run_node(fn, grads, captures, captured, must, retain_graph):
+    """``_run_node`` while anomaly mode or the profiler is on: the profiler's ranges around
+    the node, the node marked as the running one (for anomaly parents), then the NaN check."""
+    from . import anomaly_mode, profiler
+    rng = profiler.begin_node(fn.name(), grads) if _profiler.active else None
+    outputs = None
+    try:
+        if _anomaly.enabled:
+            outputs = anomaly_mode.run_node(fn, _run_node, (fn, grads, captures, captured,
+                                                            must, retain_graph))
+            anomaly_mode.check_nan(fn, outputs)
+        else:
+            outputs = _run_node(fn, grads, captures, captured, must, retain_graph)
+    finally:
+        if rng is not None:
+            profiler.end_node(rng, outputs)
     return outputs
 
 

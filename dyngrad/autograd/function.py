@@ -33,11 +33,14 @@ import functools
 import inspect
 import warnings
 
+from . import forward_ad as _fwad
 from . import grad_mode as _gm
 from .graph import Node, _next_sequence_nr, gradient_edge
+from .anomaly_mode import _state as _anomaly
 from .saved import FREED_MESSAGE, SavedTensor
 
 _state = _gm._state
+_fw_state = _fwad._state
 
 _LEGACY_MESSAGE = (
     "Legacy autograd function with non-static forward method is deprecated. Please use "
@@ -63,7 +66,7 @@ class FunctionCtx:
         self.to_save = tensors
 
     def save_for_forward(self, *tensors) -> None:
-        """Kept for API compatibility (forward-mode AD is not implemented)."""
+        """Save tensors (or None) for ``jvp``, which reads them as ``ctx.saved_tensors``."""
         self.saved_for_forward = tensors
 
     def mark_dirty(self, *args) -> None:
@@ -89,6 +92,7 @@ class BackwardCFunction(Node, FunctionCtx):
     non_differentiable = None
     _saved = None
     _freed = False
+    _in_jvp = False
     _input_meta = ()
     _output_meta = ()
     _is_tensor_arg = ()
@@ -105,6 +109,8 @@ class BackwardCFunction(Node, FunctionCtx):
     # -- ctx -----------------------------------------------------------------------------------
     @property
     def saved_tensors(self) -> tuple:
+        if self._in_jvp:   # jvp reads what save_for_forward kept
+            return tuple(getattr(self, "saved_for_forward", ()))
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         saved = self._saved
@@ -196,7 +202,12 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         ...         result, = ctx.saved_tensors
         ...         return grad_output * result
 
-    Differences from torch: no forward-mode AD (``jvp``), no functorch transforms (``vmap``).
+    ``jvp(ctx, *tangents)`` gives forward-mode AD (autograd/forward_ad.py): one tangent per
+    input of ``forward`` (zeros for a floating tensor without one, None for other arguments),
+    returning one per output; it reads ``ctx.save_for_forward``'s tensors as
+    ``ctx.saved_tensors``.
+
+    Differences from torch: no functorch transforms (``vmap``).
     """
 
     generate_vmap_rule = False
@@ -273,6 +284,8 @@ def _apply(cls, args, kwargs, new_style):
         ctx._input_meta = tuple((a._data.shape, a._data.dtype) for a in tensor_args)
     prev = _state.grad_enabled
     _state.grad_enabled = False
+    forward_ad = _fw_state.active   # forward sees no tangents: jvp() gives the outputs' ones
+    _fw_state.active = False
     try:
         if new_style:
             outputs = cls.forward(*args, **kwargs)
@@ -281,13 +294,21 @@ def _apply(cls, args, kwargs, new_style):
             outputs = cls.forward(ctx, *args, **kwargs)
     finally:
         _state.grad_enabled = prev
+        _fw_state.active = forward_ad
     is_tuple = isinstance(outputs, tuple)
     outs = list(outputs) if is_tuple else [outputs]
     if not executable:
         _alias_outputs(ctx, tensor_args, outs)
+        if forward_ad:
+            _fwad.function_jvp(cls, ctx, args, outs)
         return tuple(outs) if is_tuple else outs[0]
     _wrap_outputs(ctx, tensor_args, outs)
     _save(ctx, outs)
+    if _anomaly.enabled:   # anomaly mode: remember the forward call (anomaly_mode.py)
+        from .anomaly_mode import record_node
+        record_node(ctx)
+    if forward_ad:
+        _fwad.function_jvp(cls, ctx, args, outs)
     return tuple(outs) if is_tuple else outs[0]
 
 

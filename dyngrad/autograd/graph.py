@@ -173,11 +173,44 @@ class GradientEdge(tuple):
 
 
 def get_gradient_edge(tensor) -> GradientEdge:
+    """The edge a gradient w.r.t. `tensor` flows along (its grad_fn or AccumulateGrad)."""
+    if not tensor._requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
     return GradientEdge(*gradient_edge(tensor))
 
 
 def increment_version(tensor) -> None:
-    tensor._bump_version()
+    """Bump the version counter of a tensor, or of each tensor of an iterable (torch's)."""
+    from .._tensor import Tensor
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        if not t._is_inference:
+            t._bump_version()
+
+
+def iter_graph(roots):
+    """Every node reachable from `roots` once, breadth first (iterative: any depth).
+
+    `roots` is a Node, a Tensor (its grad_fn or AccumulateGrad) or a sequence of them.
+    """
+    from collections import deque
+    from .._tensor import Tensor
+    if isinstance(roots, (Node, Tensor)):
+        roots = (roots,)
+    queue = deque()
+    seen = set()
+    for r in roots:
+        node = gradient_edge(r)[0] if isinstance(r, Tensor) else r
+        if node is not None and node not in seen:
+            seen.add(node)
+            queue.append(node)
+    while queue:
+        node = queue.popleft()
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+        yield node
 
 
 class OpNode(Node):

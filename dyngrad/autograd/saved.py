@@ -131,11 +131,21 @@ class SavedTensor:
         which = ""
         if owner is not None:
             which = f", which is output {nr} of {short_name(owner)},"
+        from . import anomaly_mode
+        if anomaly_mode._state.enabled:
+            hint = ("Hint: the backtrace further above shows the operation that failed to "
+                    "compute its gradient. The variable in question was changed in there or "
+                    "anywhere later. Good luck!")
+        else:
+            hint = ("Hint: enable anomaly detection to find the operation that failed to "
+                    "compute its gradient, with torch.autograd.set_detect_anomaly(True, "
+                    "check_nan=False).")
+        storage = self.storage if self.is_output else self.tensor._storage
+        # torch's text first, word for word; then ours (Note [In-place diagnostics])
         return ("one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: {desc}{which} is at version {self.current_version()}; "
-                f"expected version {self.version} instead. Hint: enable anomaly detection to "
-                "find the operation that failed to compute its gradient, with "
-                "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+                f"expected version {self.version} instead. {hint}"
+                + anomaly_mode.inplace_details(self, node, storage))
 
 
 class _Packed:

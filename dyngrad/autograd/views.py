@@ -145,6 +145,9 @@ def rebase_view_history(view, fn) -> None:
     base = view._base
     was_required = base._requires_grad
     copy = CopySlices(base, view, fn, gradient_edge(base))
+    from .anomaly_mode import _state as anomaly, record_node
+    if anomaly.enabled:   # anomaly mode: remember the forward call (anomaly_mode.py)
+        record_node(copy)
     base._grad_fn = copy
     base._requires_grad = True
     base._output_nr = 0

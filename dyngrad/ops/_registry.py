@@ -36,10 +36,13 @@ from ..autograd.graph import gradient_edge as _gradient_edge, node_class as _nod
 from ..autograd.graph import _next_sequence_nr
 from ..autograd.saved import SavedTensor
 from ..autograd import views as _views
+from ..autograd import forward_ad as _fwad
+from ..autograd.anomaly_mode import _state as _anomaly
 from .._layout import elementwise_strides
 from ..backends import numpy_backend as _npb
 
 _grad_state = _gm._state
+_fw_state = _fwad._state   # Note [Forward AD in the dispatcher]
 _ndarray = _npb.ndarray
 _asarray = _npb.xp.asarray
 _xp = _npb.xp
@@ -70,7 +73,7 @@ class OpSpec:
                  "pointwise", "fast", "scalars", "optional",
                  "node_cls", "arg_positions", "arg_defaults", "saves_result",
                  "save_when", "save_plan", "link_requiring_only", "saved_outputs",
-                 "kernel_dtypes")
+                 "kernel_dtypes", "jvp_fn")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False, outputs=(),
@@ -97,6 +100,7 @@ class OpSpec:
             self.inputs.index(n) for n in differentiable)
         self.nondiff_outputs = tuple(nondiff_outputs)
         self.backward_fn = None
+        self.jvp_fn = None   # forward-mode rule: see Note [JVP rules] in autograd/forward_ad.py
         self._dtype_cache = {}
         # inputs that keep their dtype and take no part in promotion (where's condition)
         self.nopromote = frozenset(self.inputs.index(n) for n in nopromote)
@@ -139,6 +143,12 @@ class OpSpec:
     def backward(self, fn):
         """Decorator: attach the backward formula (on Tensors) to this op."""
         self.backward_fn = fn
+        return fn
+
+    def jvp(self, fn):
+        """Attach the forward-mode rule ``fn(ctx, *tangents)`` (usable as a decorator); see
+        Note [JVP rules] in autograd/forward_ad.py."""
+        self.jvp_fn = fn
         return fn
 
     def __repr__(self) -> str:
@@ -391,6 +401,9 @@ def _record(spec, inputs, rest, kwargs, outputs):
             saved.insert(pos, SavedTensor(out, is_output=True, output_nr=nr)
                          if out._grad_fn is node else SavedTensor(out))
     node._saved = tuple(saved)
+    if _anomaly.enabled:   # anomaly mode: remember the forward call (autograd/anomaly_mode.py)
+        from ..autograd.anomaly_mode import record_node
+        record_node(node)
     return node
 
 
@@ -451,11 +464,26 @@ def _run_view(spec, args, kwargs):
     elif _grad_state.inference or getattr(self, "_is_inference", False):
         for t in outs:
             t._is_inference = True
+    if _fw_state.active:   # a view of a dual tensor: that view of its tangent
+        _fwad.propagate(spec, (self,), args[1:], kwargs, outs)
     return outs if type(result) is list else outs[0]
+
+
+# True while the profiler records (autograd/profiler.py sets it through set_profiling): the
+# fast paths then step aside and _run times each call. Off, it costs one flag test per op.
+_profiling = False
+
+
+def set_profiling(on: bool) -> None:
+    global _profiling
+    _profiling = bool(on)
 
 
 def _run(spec, args, kwargs, inplace_target=None, inplace=False):
     """Dispatch one call of `spec`. See Note [Hot path]."""
+    if _profiling:
+        from ..autograd.profiler import record_op
+        return record_op(spec, _run_general, args, kwargs, inplace_target, inplace)
     if spec.fast and not kwargs and not inplace:
         n = len(args)
         if n == 2 and spec.n_inputs == 2:
@@ -471,7 +499,7 @@ def _run(spec, args, kwargs, inplace_target=None, inplace=False):
 
 def fast_unary(spec, a):
     """`spec(a)` for a Tensor whose dtype needs no promotion, or None (take `_run_general`)."""
-    if type(a) is not _Tensor and not isinstance(a, _Tensor):   # (nn.Parameter is a subclass)
+    if (type(a) is not _Tensor and not isinstance(a, _Tensor)) or _profiling:   # (Parameter)
         return None
     x = a._data
     dt = x.dtype
@@ -487,7 +515,7 @@ def fast_unary(spec, a):
 def fast_binary(spec, a, b):
     """`spec(a, b)` for two Tensors of one dtype, or a Tensor and a Python float/int whose
     promotion is cached; None otherwise (take `_run_general`)."""
-    if type(a) is not _Tensor and not isinstance(a, _Tensor):   # (nn.Parameter is a subclass)
+    if (type(a) is not _Tensor and not isinstance(a, _Tensor)) or _profiling:   # (Parameter)
         return None
     x = a._data
     dt = x.dtype
@@ -536,6 +564,8 @@ def _new_output(spec, result, res_dt, a, b, inputs):
             _record(spec, inputs, (), None, (t,))
     elif _grad_state.inference:
         t._is_inference = True
+    if _fw_state.active:   # Note [Forward AD in the dispatcher]
+        _fwad.propagate(spec, inputs, (), None, (t,))
     return t
 
 
@@ -621,6 +651,8 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
 
     if kwargs and kwargs.get("dtype") is not None:
         res_dt = kwargs["dtype"].np   # an explicit dtype= decides the result type
+    if _fw_state.active:   # an op without forward AD fails before any other check, as in torch
+        _fwad.check_supported(spec, inputs)
     if inplace:   # autograd's checks come first, then the kernel's (as in torch)
         _check_inplace_autograd(spec, inplace_target, inputs)
         _check_no_partial_overlap(inplace_target, inputs)
@@ -630,13 +662,13 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
     # 2. kernel --------------------------------------------------------------------------------
     if not inplace and _grad_state.grad_enabled and spec.node_cls is not None:
         _refresh_views(inputs)
-    elif inplace and spec.writes_into and not (_grad_state.grad_enabled and
-                                               spec.node_cls is not None and
-                                               _requires_grad(inputs)):
+    elif inplace and spec.writes_into and not _fw_state.active and not (
+            _grad_state.grad_enabled and spec.node_cls is not None and _requires_grad(inputs)):
         # Note [In-place kernels write into the target]: with nothing to record (an optimizer's
         # step under no_grad), a kernel that takes ``_into`` writes its result straight into
         # the target's memory: torch's checks have all run above, so the only change is one
-        # pass and one temporary array less. (A recorded op must snapshot its inputs first.)
+        # pass and one temporary array less. (A recorded op must snapshot its inputs first, and
+        # a forward-AD tangent rule reads the old values.)
         target = inplace_target._data
         if target.dtype is comp and target.dtype == res_dt and arrays[0] is target:
             kwargs = dict(kwargs, _into=target)
@@ -653,6 +685,11 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
     # (for a list input such as cat's, `inputs` is already the list's tensors)
     record = _grad_state.grad_enabled and spec.node_cls is not None and _requires_grad(inputs)
     if inplace:
+        if _fw_state.active:   # Note [Forward AD in the dispatcher]
+            result = _as_array(result)
+            return _fwad.propagate_inplace(
+                spec, inplace_target, result, inputs, rest, kwargs,
+                lambda: _write_inplace(spec, inplace_target, result, inputs, rest, kwargs, record))
         return _write_inplace(spec, inplace_target, _as_array(result), inputs, rest, kwargs,
                               record)
     if type(result) is tuple:
@@ -675,6 +712,8 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
     elif _grad_state.inference:
         for t in outs:
             t._is_inference = True
+    if _fw_state.active:
+        _fwad.propagate(spec, inputs, rest, kwargs, outs)
     return outs if type(result) is tuple else outs[0]
 
 
@@ -786,6 +825,9 @@ def _write_inplace(spec, target, result, inputs=(), rest=(), kwargs=None, record
     if result is not target._data:      # (see Note [In-place kernels write into the target])
         _npb.xp.copyto(target._data, result, casting="unsafe")
     target._bump_version()
+    if _anomaly.enabled:   # where this write happened, for the version-counter error
+        from ..autograd.anomaly_mode import note_write
+        note_write(target, spec)
     if record:
         _attach_inplace(spec, node, target, is_view)
     return target

@@ -34,6 +34,7 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from ..backends import numpy_backend as _npb
 from ._registry import FUNCTIONS, METHODS, OPS, defop
+from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD
 from .creation import empty_like, zeros_like
 from .distributions import _uniform_array
 from .pointwise import _call, _not_implemented, _require_tensor, _tensor_cls, where_self
@@ -192,6 +193,9 @@ def _(ctx, grad):
     return threshold_backward(grad, result, 0)
 
 
+relu.jvp(AUTO_ELEMENT_WISE)
+
+
 def _hardtanh_bounds(x, min_val, max_val):
     """torch's checks and conversions of hardtanh's bounds (integer types clamp at ints)."""
     kind = x.dtype.kind
@@ -218,6 +222,9 @@ def _(ctx, grad):
     return hardtanh_backward(grad, self, ctx.min_val, ctx.max_val)
 
 
+hardtanh_op.jvp(AUTO_ELEMENT_WISE)
+
+
 def _threshold_kernel(xp, self, threshold, value):
     if self.dtype.kind in "bc":
         raise _not_implemented("threshold_cpu", self.dtype)
@@ -236,6 +243,7 @@ threshold_op = defop("threshold", node="ThresholdBackward0", saves=("self",),
 threshold_inplace = _unlisted(defop("threshold_", node="ThresholdBackward1", saves=("self",),
                                     **_PW)(_threshold_kernel))
 threshold_op.backward(_threshold_grad)
+threshold_op.jvp(AUTO_ELEMENT_WISE)
 threshold_inplace.backward(_threshold_grad)
 
 
@@ -249,6 +257,9 @@ def leaky_relu_op(xp, self, negative_slope=0.01):
 def _(ctx, grad):
     self, = ctx.saved_tensors
     return leaky_relu_backward(grad, self, ctx.negative_slope)
+
+
+leaky_relu_op.jvp(AUTO_ELEMENT_WISE)
 
 
 @_unlisted
@@ -304,6 +315,9 @@ def _(ctx, grad):
     return _rrelu_grad(grad, self, noise, ctx.lower, ctx.upper, ctx.training)
 
 
+rrelu_with_noise.jvp(FROM_BACKWARD)
+
+
 @rrelu_with_noise_.backward
 def _(ctx, grad):
     noise, result = ctx.saved_tensors
@@ -326,6 +340,9 @@ def _(ctx, grad):
     return hardsigmoid_backward(grad, self)
 
 
+hardsigmoid_op.jvp(AUTO_ELEMENT_WISE)
+
+
 @defop("hardswish", node="HardswishBackward0", saves=("self",), **_PW)
 def hardswish_op(xp, self):
     _floating_only(self, "hardswish_cpu")
@@ -344,6 +361,9 @@ def _(ctx, grad):
     return where_self(self <= -3, 0.0, where_self(self >= 3, grad, middle))
 
 
+hardswish_op.jvp(AUTO_ELEMENT_WISE)
+
+
 # -- hardshrink, softshrink ------------------------------------------------------------------------
 @defop("hardshrink", node="HardshrinkBackward0", variants=("function", "method", "out"),
        saves=("self",), scalars=(), pointwise=True)
@@ -357,6 +377,9 @@ def hardshrink(xp, self, lambd=0.5):
 def _(ctx, grad):
     self, = ctx.saved_tensors
     return hardshrink_backward(grad, self, ctx.lambd)
+
+
+hardshrink.jvp(AUTO_ELEMENT_WISE)
 
 
 def _cpp_number(v) -> str:
@@ -382,6 +405,9 @@ def _(ctx, grad):
     return softshrink_backward(grad, self, ctx.lambd)
 
 
+softshrink.jvp(AUTO_ELEMENT_WISE)
+
+
 # -- prelu -----------------------------------------------------------------------------------------
 @defop("_prelu_kernel", node="PreluKernelBackward0", inputs=("self", "weight"),
        saves=("self", "weight"), **_PW)
@@ -394,6 +420,9 @@ def prelu_kernel(xp, self, weight):
 def _(ctx, grad):
     self, weight = ctx.saved_tensors
     return prelu_kernel_backward(grad, self, weight)   # the engine sums grad_weight to shape
+
+
+prelu_kernel.jvp(AUTO_ELEMENT_WISE)
 
 
 @_unlisted

@@ -24,6 +24,7 @@ import math
 from .._utils import canonical_dim
 from .._promotion import Promote
 from ._registry import FUNCTIONS, defop
+from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD
 from .activation import (_PW, _contiguous, _floating_only, _inplace, _like, _negative_slope_error,
                          _opmath, _unlisted, _with_inplace, publish, xp)
 from .pointwise import _not_implemented, _require_tensor, exp, where_self
@@ -135,6 +136,9 @@ def _(ctx, grad):
     return _elu_grad(grad, self, ctx.alpha, ctx.scale, ctx.input_scale)
 
 
+elu_op.jvp(AUTO_ELEMENT_WISE)
+
+
 @_unlisted
 @defop("elu_", node="EluBackward1", saves=("result",), **_PW)
 def elu_inplace(xp, self, alpha=1, scale=1, input_scale=1):
@@ -166,6 +170,9 @@ def _(ctx, grad):
     return _elu_grad(grad, self, ctx.alpha, 1, 1.0 / ctx.alpha)
 
 
+celu_op.jvp(AUTO_ELEMENT_WISE)
+
+
 @celu_inplace.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
@@ -187,6 +194,9 @@ def sigmoid(xp, self):
 def _(ctx, grad):
     result, = ctx.saved_tensors
     return grad * (result * (1 - result))
+
+
+sigmoid.jvp(AUTO_ELEMENT_WISE)
 
 
 @defop("logit", node="LogitBackward0", promote=Promote.INT_TO_FLOAT,
@@ -212,6 +222,14 @@ def _(ctx, grad):
     return where_self((self >= lo) & (self <= hi), grad / (self * (1 - self)), outside)
 
 
+@logit.jvp
+def _(ctx, self_t):   # torch's: a negative eps drops the NaN mask (finite outside [0, 1])
+    if ctx.eps is not None and ctx.eps < 0:
+        self, = ctx.saved_tensors
+        return self_t / (self * (1 - self))
+    return AUTO_ELEMENT_WISE(ctx, self_t)
+
+
 # torch's log_sigmoid_forward allocates its output contiguous, whatever the input's layout
 @defop("log_sigmoid", node="LogSigmoidBackward0", variants=("function", "out"), saves=("self",),
        scalars=(), public="nn.functional.logsigmoid")
@@ -224,6 +242,9 @@ def log_sigmoid(xp, self):
 def _(ctx, grad):
     self, = ctx.saved_tensors
     return grad * sigmoid(-self)
+
+
+log_sigmoid.jvp(FROM_BACKWARD)
 
 
 def _log_sigmoid_buffer(node):
@@ -258,6 +279,9 @@ def _(ctx, grad):
     return where_self(scaled > ctx.threshold, grad, grad * sigmoid(below))
 
 
+softplus.jvp(AUTO_ELEMENT_WISE)
+
+
 @defop("silu", node="SiluBackward0", saves=("self",), **_PW)
 def silu_op(xp, self):
     if self.dtype.kind == "c":
@@ -274,6 +298,9 @@ def _(ctx, grad):
     self, = ctx.saved_tensors
     s = sigmoid(self)
     return grad * (s * (1 + self * (1 - s)))
+
+
+silu_op.jvp(AUTO_ELEMENT_WISE)
 
 
 @defop("mish", node="MishBackward0", saves=("self",), **_PW)
@@ -302,6 +329,9 @@ def _(ctx, grad):
     return grad * (tanh_sp + self * sigmoid(self) * sech2_sp)
 
 
+mish_op.jvp(AUTO_ELEMENT_WISE)
+
+
 # -- gelu, glu -------------------------------------------------------------------------------------
 @defop("gelu", node="GeluBackward0", saves=("self",), **_PW)
 def gelu(xp, self, *, approximate="none"):
@@ -324,6 +354,9 @@ def _(ctx, grad):
     return gelu_backward(grad, self, approximate=ctx.approximate)
 
 
+gelu.jvp(AUTO_ELEMENT_WISE)
+
+
 @defop("glu", node="GluBackward0", saves=("self",), variants=(), scalars=())
 def glu_op(xp, self, dim=-1):
     _floating_only(self, "glu_cpu")
@@ -344,6 +377,9 @@ def _(ctx, grad):
     s = sigmoid(b)
     grad_a = grad * s
     return _cat([grad_a, grad_a * a * (1 - s)], d)
+
+
+glu_op.jvp(FROM_BACKWARD)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ import math
 from .. import _dtypes as D
 from .._promotion import Promote
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
+from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR, MULTILINEAR, fw_not_implemented
 from .creation import zeros_like
 from .pointwise import (ALL, NO_INPLACE, _call, _dtype, _not_implemented, _require_tensor,
                         _tensor_cls, where_self)
@@ -99,6 +100,9 @@ def _(ctx, grad):
     return grad, _maybe_multiply(grad, _alpha(ctx)) if _needs(ctx, 1) else None
 
 
+add.jvp(AUTO_LINEAR)
+
+
 @defop("sub.Tensor", node="SubBackward0", inputs=("self", "other"), variants=(),
        pointwise=True, public="sub")
 def sub_tensor(xp, self, other, *, alpha=1, _into=None):
@@ -110,6 +114,9 @@ def sub_tensor(xp, self, other, *, alpha=1, _into=None):
 @sub_tensor.backward
 def _(ctx, grad):
     return grad, _maybe_multiply(-grad, _alpha(ctx)) if _needs(ctx, 1) else None
+
+
+sub_tensor.jvp(AUTO_LINEAR)
 
 
 def _rsub(xp, self, other, alpha):
@@ -129,6 +136,9 @@ def _(ctx, grad):
     return _maybe_multiply(-grad, _alpha(ctx)) if _needs(ctx, 0) else None, grad
 
 
+rsub_tensor.jvp(AUTO_LINEAR)
+
+
 @defop("rsub.Scalar", node="RsubBackward1", inputs=("self", "other"), variants=(),
        differentiable=("self",), pointwise=True, public="rsub")   # Note [Which inputs get an edge]
 def rsub_scalar(xp, self, other, alpha=1):
@@ -138,6 +148,9 @@ def rsub_scalar(xp, self, other, alpha=1):
 @rsub_scalar.backward
 def _(ctx, grad):
     return _maybe_multiply(-grad, ctx.alpha)
+
+
+rsub_scalar.jvp(AUTO_ELEMENT_WISE)
 
 
 def _is_bool(value) -> bool:
@@ -197,6 +210,9 @@ def _(ctx, grad):
     return grad * other if _needs(ctx, 0) else None, grad * self if _needs(ctx, 1) else None
 
 
+mul.jvp(MULTILINEAR)
+
+
 # -- division ----------------------------------------------------------------------------------
 def _check_int_divisor(xp, other) -> None:
     if not xp.all(other):
@@ -216,6 +232,14 @@ def _(ctx, grad):
     need_self, need_other = ctx.needs_input_grad
     return (grad / other if need_self else None,
             -grad * (div_true(self, other) / other) if need_other else None)
+
+
+@div_true.jvp
+def _(ctx, self_t, other_t):   # torch's (self_t - other_t * result) / other
+    other = ctx.primals[1]
+    if other_t is None or not ctx.needs_input_grad[1]:
+        return self_t / other
+    return (self_t - other_t * ctx.result) / other
 
 
 def _floor_div(xp, self, other, kernel_name):
@@ -256,6 +280,9 @@ def div_mode(xp, self, other, *, rounding_mode):
 def _(ctx, grad):
     zero = zeros_like(grad)   # rounding makes the quotient piecewise constant
     return zero, zero
+
+
+div_mode.jvp(AUTO_ELEMENT_WISE)
 
 
 def _div_spec(rounding_mode):
@@ -299,6 +326,7 @@ def floor_divide(xp, self, other):
 
 
 floor_divide.backward(_no_derivative("floor_divide"))
+floor_divide.jvp(fw_not_implemented("aten::floor_divide", short=True))
 
 
 # the in-place form is its own op in torch, and its backward error names it
@@ -309,6 +337,7 @@ def floor_divide_inplace(xp, self, other):
 
 
 floor_divide_inplace.backward(_no_derivative("floor_divide_"))
+floor_divide_inplace.jvp(fw_not_implemented("aten::floor_divide_", short=True))
 
 
 def _remainder(xp, self, other):
@@ -334,6 +363,9 @@ def _(ctx, grad):
     return grad, -grad * div_mode(self, other, rounding_mode="floor")
 
 
+remainder_tensor.jvp(AUTO_ELEMENT_WISE)
+
+
 @defop("remainder.Scalar", node="RemainderBackward0", inputs=("self", "other"), variants=(),
        differentiable=("self",), public="remainder", pointwise=True)
 def remainder_scalar(xp, self, other):
@@ -345,6 +377,9 @@ def _(ctx, grad):
     return grad
 
 
+remainder_scalar.jvp(AUTO_ELEMENT_WISE)
+
+
 @defop("remainder.Scalar_Tensor", node="NotImplemented", inputs=("self", "other"),
        variants=(), public="remainder", pointwise=True)
 def remainder_scalar_tensor(xp, self, other):
@@ -352,6 +387,7 @@ def remainder_scalar_tensor(xp, self, other):
 
 
 remainder_scalar_tensor.backward(_no_derivative("remainder"))
+remainder_scalar_tensor.jvp(fw_not_implemented("aten::remainder", short=True))
 
 
 def _remainder_spec(input, other):
@@ -385,6 +421,9 @@ def _(ctx, grad):
     return -grad
 
 
+neg.jvp(AUTO_LINEAR)
+
+
 def positive(input):
     """Returns ``input`` itself (torch returns the same tensor object)."""
     _require_tensor("positive", input)
@@ -405,6 +444,9 @@ def abs_spec(xp, self):
 def _(ctx, grad):
     self, = ctx.saved_tensors
     return grad * self.sgn()    # 0 at 0
+
+
+abs_spec.jvp(AUTO_ELEMENT_WISE)
 
 
 def abs(input, *, out=None):
@@ -469,6 +511,9 @@ def _(ctx, grad):
     return grad * (exponent * self.pow(exponent - 1))
 
 
+pow_tensor_scalar.jvp(AUTO_ELEMENT_WISE)
+
+
 @defop("pow.Tensor_Tensor", node="PowBackward1", inputs=("self", "exponent"), variants=(),
        saves=("self", "exponent", "result"), public="pow", pointwise=True)
 def pow_tensor_tensor(xp, self, exponent):
@@ -491,6 +536,9 @@ def _(ctx, grad):
     return grad_self, grad_exponent
 
 
+pow_tensor_tensor.jvp(AUTO_ELEMENT_WISE)
+
+
 @defop("pow.Scalar", node="PowBackward2", inputs=("self", "exponent"), variants=(),
        differentiable=("exponent",), saves=("self", "exponent", "result"), public="pow",
        pointwise=True)
@@ -504,6 +552,9 @@ def _(ctx, grad):
     if base == 0:
         return grad * where_self(exponent >= 0, 0.0, result * _log(base))
     return grad * (result * _log(base))
+
+
+pow_scalar.jvp(AUTO_ELEMENT_WISE)
 
 
 def _as_double(value):

@@ -20,6 +20,7 @@ from .. import _dtypes as D
 from .._promotion import Promote, result_type_of_args
 from .._utils import broadcast_shapes, shape_str
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
+from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR
 from .arithmetic import _check_int_divisor, div, div_, div_mode, mul, pow, pow_, sub, sub_
 from .creation import checked_scalar, empty_like, invalid_combination, zeros_like
 from .linalg import cpp_type_name
@@ -169,6 +170,9 @@ def _(ctx, grad):
     return grad, -grad * div_mode(self, other, rounding_mode="trunc")
 
 
+fmod_tensor.jvp(AUTO_ELEMENT_WISE)
+
+
 # a number divisor is an argument, not an input: see Note [Which inputs get an edge]
 @defop("fmod.Scalar", node="FmodBackward0", inputs=("self", "other"), variants=(),
        differentiable=("self",), public="fmod", scalars=("other",), pointwise=True)
@@ -179,6 +183,9 @@ def fmod_scalar(xp, self, other):
 @fmod_scalar.backward
 def _(ctx, grad):
     return grad
+
+
+fmod_scalar.jvp(AUTO_ELEMENT_WISE)
 
 
 fmod, _fmod_method, fmod_ = _binary_family("fmod", fmod_tensor, fmod_scalar)
@@ -251,6 +258,12 @@ def _(ctx, grad):
             grad * -self * recip if need_other else None)
 
 
+@atan2.jvp
+def _(ctx, self_t, other_t):   # torch's (x dy - y dx) / (x² + y²), NaN where both are 0
+    self, other = ctx.primals
+    return (other * self_t - self * other_t) / (self * self + other * other)
+
+
 @defop("hypot", node="HypotBackward0", inputs=("self", "other"), variants=ALL,
        saves={"self": "self", "other": "other", "result": None}, scalars=(), pointwise=True)
 def hypot(xp, self, other):
@@ -265,6 +278,9 @@ def _(ctx, grad):
     need_self, need_other = ctx.needs_input_grad
     return (grad * self / result if need_self else None,     # nan at (0, 0), as torch
             grad * other / result if need_other else None)
+
+
+hypot.jvp(AUTO_ELEMENT_WISE)
 
 
 def _require_tensors(fname, args, first=1) -> None:
@@ -303,6 +319,13 @@ def _nan_ignoring(name, ufunc_name, wins):
         to_self = wins(self, other) | (other != other)
         return (where_self(to_self, grad, 0.0) if need_self else None,
                 where_self(to_self, 0.0, grad) if need_other else None)
+
+    @op.jvp
+    def _(ctx, self_t, other_t):   # torch's: ties take other's tangent for fmax, self's for fmin
+        self, other = ctx.primals
+        if name == "fmax":
+            return where_self((self > other) | (other != other), self_t, other_t)
+        return where_self((self <= other) | (other != other), self_t, other_t)
     return op
 
 
@@ -335,6 +358,9 @@ def _(ctx, grad):
     return grad * keep, grad * weight
 
 
+lerp_scalar.jvp(AUTO_LINEAR)   # linear in (self, end) for a number weight
+
+
 @defop("lerp.Tensor", node="LerpBackward1", inputs=("self", "end", "weight"), variants=(),
        saves={"self": "weight", "end": "weight", "weight": None}, public="lerp", scalars=(),
        pointwise=True)
@@ -351,6 +377,15 @@ def _(ctx, grad):
     return (grad * _number_minus(1, weight) if need_self else None,
             grad * weight if need_end else None,
             grad * (end - self) if need_weight else None)
+
+
+@lerp_tensor.jvp
+def _(ctx, self_t, end_t, weight_t):
+    self, end, weight = ctx.primals
+    result = lerp_tensor(self_t, end_t, weight)
+    if ctx.needs_input_grad[2]:
+        result = result + weight_t * (end - self)
+    return result
 
 
 _LERP = ((("Tensor", "self"), ("Tensor", "end"), ("Tensor", "weight")),
@@ -426,6 +461,18 @@ def _(ctx, grad):
             grad * (tensor1 * value) if need2 else None)
 
 
+@addcmul_spec.jvp
+def _(ctx, self_t, tensor1_t, tensor2_t):
+    _, tensor1, tensor2 = ctx.primals
+    need_self, need1, need2 = ctx.needs_input_grad
+    result = self_t
+    if need1:
+        result = result + tensor1_t * tensor2 * ctx.value
+    if need2:
+        result = result + tensor1 * tensor2_t * ctx.value
+    return result
+
+
 _ADDCDIV_INTEGERS = (
     "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
     "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
@@ -449,6 +496,18 @@ def _(ctx, grad):
     value = ctx.value
     return (grad, grad * _number_over(value, tensor2) if need1 else None,
             -grad * (value * tensor1 / (tensor2 * tensor2)) if need2 else None)
+
+
+@addcdiv_spec.jvp
+def _(ctx, self_t, tensor1_t, tensor2_t):
+    _, tensor1, tensor2 = ctx.primals
+    need_self, need1, need2 = ctx.needs_input_grad
+    result = self_t
+    if need1:
+        result = result + tensor1_t / tensor2 * ctx.value
+    if need2:
+        result = result - tensor1 * tensor2_t / (tensor2 * tensor2) * ctx.value
+    return result
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
@@ -543,6 +602,8 @@ def _xlog_family(torch_name, public, node, kernel_name, log_name, boundary, shif
         result = scalar_other(grad, other)
         return result if other > boundary else where_self(self == 0.0, 0.0, result)
 
+    for spec in (tensor, scalar_self, scalar_other):
+        spec.jvp(AUTO_ELEMENT_WISE)
     return tensor, scalar_other, scalar_self
 
 
@@ -589,6 +650,9 @@ def _(ctx, grad):
             zeros_like(grad) if need_other else None)
 
 
+copysign_tensor.jvp(AUTO_ELEMENT_WISE)
+
+
 @defop("copysign.Scalar", node="CopysignBackward1", promote=Promote.INT_TO_FLOAT,
        inputs=("self", "other"), variants=(), differentiable=("self",),
        saves=("self", "result"), public="copysign", scalars=("other",), pointwise=True)
@@ -600,6 +664,9 @@ def copysign_scalar(xp, self, other):
 def _(ctx, grad):
     self, result = ctx.saved_tensors
     return _copysign_self_grad(grad, self, result)
+
+
+copysign_scalar.jvp(AUTO_ELEMENT_WISE)
 
 
 copysign, _copysign_method, copysign_ = _binary_family("copysign", copysign_tensor,
@@ -651,6 +718,9 @@ def _(ctx, grad):
             grad / (1 + (self - other).exp()) if need_other else None)
 
 
+logaddexp.jvp(AUTO_ELEMENT_WISE)
+
+
 @defop("logaddexp2", node="Logaddexp2Backward0", inputs=("self", "other"),
        variants=NO_INPLACE, saves=("self", "other"), scalars=(), pointwise=True)
 def logaddexp2(xp, self, other):
@@ -665,6 +735,9 @@ def _(ctx, grad):
     need_self, need_other = ctx.needs_input_grad
     return (grad / (1 + pow(2, other - self)) if need_self else None,
             grad / (1 + pow(2, self - other)) if need_other else None)
+
+
+logaddexp2.jvp(AUTO_ELEMENT_WISE)
 
 
 # -- nextafter -------------------------------------------------------------------------------------
@@ -682,6 +755,9 @@ def _(ctx, grad):
     need_self, need_other = ctx.needs_input_grad
     return (where_self(self != other, grad, 0.0) if need_self else None,
             zeros_like(grad) if need_other else None)
+
+
+nextafter.jvp(AUTO_ELEMENT_WISE)
 
 
 # -- ldexp ---------------------------------------------------------------------------------------
@@ -713,6 +789,9 @@ def _(ctx, grad):
     # torch multiplies by pow(2, other) with an integer 2: integer exponents stay integers
     return (grad * pow(2, other) if need_self else None,
             grad * result * _LN2 if need_other else None)
+
+
+ldexp_spec.jvp(AUTO_ELEMENT_WISE)
 
 
 def _ldexp_dtype(input, other):

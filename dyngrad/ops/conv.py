@@ -23,6 +23,7 @@ from .._promotion import Promote
 from ..backends import conv_numpy as _cn
 from . import _registry
 from ._registry import FUNCTIONS, composite, defop
+from ..autograd.forward_ad import FROM_BACKWARD
 
 
 def _legacy(arr) -> str:
@@ -187,6 +188,9 @@ def _(ctx, grad):
                                 ctx.transposed, _expand(ctx.output_padding, nd), ctx.groups, mask)
 
 
+convolution.jvp(FROM_BACKWARD)
+
+
 @defop("convolution_backward", node="ConvolutionBackwardBackward0", promote=Promote.NONE,
        inputs=("grad_output", "input", "weight"), variants=(),
        saves=("grad_output", "input", "weight"), scalars=(), kernel_dtypes=True)
@@ -252,6 +256,9 @@ def _(ctx, *grads):
         g_w = convolution_backward(grad_output, ggi, weight, None, *args,
                                    (False, True, False))[1]
     return g_go, g_i, g_w
+
+
+convolution_backward.jvp(FROM_BACKWARD)
 
 
 # -- public functions --------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from .creation import (ZEROS, _size_args, _tensor_cls, _type_name, alloc, cast_a
                        fill_array, finish, format_strides, full, number,
                        preserve_strides, suggest_memory_format, zeros_like)
 from ._registry import METHODS, defop
+from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 
 xp = _npb.xp
 
@@ -44,6 +45,9 @@ def to_copy(xp, self, *, dtype=None, memory_format=None):
 @to_copy.backward
 def _(ctx, grad):
     return (grad,)        # the engine casts the gradient back to self's dtype
+
+
+to_copy.jvp(AUTO_LINEAR)
 
 
 def _aliases(self, dtype, memory_format) -> bool:
@@ -202,6 +206,9 @@ def _(ctx, grad):
     return zeros_like(grad), grad
 
 
+copy.jvp(AUTO_LINEAR)
+
+
 def copy_(self, *args, **kwargs):
     """``copy_(src, non_blocking=False)``: copy `src` into this tensor in place, broadcasting
     it and converting its dtype."""
@@ -232,6 +239,9 @@ def _(ctx, grad):
     return (zeros_like(grad),)
 
 
+fill_scalar.jvp(FROM_BACKWARD)
+
+
 @defop("fill_.Tensor", node="FillBackward3", promote=Promote.NONE, inputs=("self", "value"),
        variants=(), public="fill_")
 def fill_tensor(xp, self, value):
@@ -244,6 +254,9 @@ def fill_tensor(xp, self, value):
 @fill_tensor.backward
 def _(ctx, grad):
     return zeros_like(grad), grad.sum()
+
+
+fill_tensor.jvp(AUTO_LINEAR)
 
 
 def _writable_alias(self):
@@ -287,6 +300,9 @@ def zero(xp, self):
 @zero.backward
 def _(ctx, grad):
     return (zeros_like(grad),)
+
+
+zero.jvp(AUTO_LINEAR)
 
 
 def zero_(self):

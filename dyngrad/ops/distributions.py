@@ -21,6 +21,7 @@ from .creation import (FACTORY_KW, TYPEMETA_NAME, _is_int, _size_args, _size_kw,
                        number, out_dtype, zeros_like)
 from .random import numpy_generator as _gen
 from ._registry import FUNCTIONS, METHODS, defop
+from ..autograd.forward_ad import AUTO_ELEMENT_WISE, fw_not_implemented
 
 xp = _npb.xp
 
@@ -756,6 +757,8 @@ for _spec in (uniform, normal_inplace, bernoulli_float, bernoulli_tensor, random
               random_all, exponential, geometric, cauchy, log_normal, normal_tensor_float,
               normal_float_tensor, normal_tensor_tensor, bernoulli_p_self):
     _spec.backward(_zero_grads)
+    _spec.jvp(AUTO_ELEMENT_WISE)   # zero tangents
+bernoulli_p.jvp(fw_not_implemented("aten::bernoulli", short=True))
 
 for _fn in (rand, randn, randint, randperm, normal, bernoulli, multinomial, rand_like, randn_like,
             randint_like):

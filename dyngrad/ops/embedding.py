@@ -14,6 +14,7 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from ..autograd.grad_mode import no_grad
 from ._registry import FUNCTIONS, OPS, defop
+from ..autograd.forward_ad import AUTO_LINEAR
 
 
 def _check_indices(indices, fname):
@@ -44,6 +45,9 @@ def _(ctx, grad):
     indices, = ctx.saved_tensors
     return embedding_dense_backward(grad, indices, ctx.weight_shape[0], ctx.padding_idx,
                                     ctx.scale_grad_by_freq)
+
+
+embedding.jvp(AUTO_LINEAR)
 
 
 # Note [Embedding double backward]

@@ -24,6 +24,7 @@ from .._utils import broadcast_error, broadcast_shapes, canonical_dim, shape_str
 from ..backends import numpy_backend as _npb
 from . import shape as S
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
+from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD, fw_not_implemented
 from .creation import checked_scalar, fill_array, number, ones_like, zeros_like
 from .pointwise import _not_implemented, _warn_once, where_self
 from .view_backward import backward_only
@@ -181,6 +182,9 @@ def _(ctx, grad):
     return _scatter_add(grad.new_zeros(self.shape), index, grad, ctx.dim)
 
 
+_gather.jvp(AUTO_LINEAR)
+
+
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """The entries of ``input`` named by ``index`` along ``dim`` (a result of index's shape).
 
@@ -232,6 +236,9 @@ def _(ctx, grad):
             _gather(grad, index, ctx.dim) if need_src else None)
 
 
+_scatter_src.jvp(AUTO_LINEAR)
+
+
 def _fill_value(value, dtype):
     """A Python number as a 0-dim array of `dtype`, with torch's overflow checks."""
     d = D.from_np(dtype)
@@ -252,6 +259,9 @@ def _scatter_value(xp, self, index, dim, value):
 def _(ctx, grad):
     (index,) = ctx.saved_tensors
     return _scatter_value(grad, index, ctx.dim, 0)
+
+
+_scatter_value.jvp(FROM_BACKWARD)
 
 
 _LEGACY_REDUCE = {"add": _xp.add, "multiply": _xp.multiply}
@@ -308,6 +318,10 @@ _scatter_reduce_legacy.backward(_no_derivative("scatter"))
 _scatter_value_reduce.backward(_no_derivative("scatter"))
 _scatter_reduce_legacy_.backward(_no_derivative("scatter_"))
 _scatter_value_reduce_.backward(_no_derivative("scatter_"))
+_scatter_reduce_legacy.jvp(fw_not_implemented("aten::scatter", short=True))
+_scatter_value_reduce.jvp(fw_not_implemented("aten::scatter", short=True))
+_scatter_reduce_legacy_.jvp(fw_not_implemented("aten::scatter_", short=True))
+_scatter_value_reduce_.jvp(fw_not_implemented("aten::scatter_", short=True))
 
 
 def _scatter_call(self, dim, index, src, value, reduce, out=None, inplace=False):
@@ -370,6 +384,9 @@ def _(ctx, grad):
     need_self, need_src = ctx.needs_input_grad
     return (grad if need_self else None,
             _gather(grad, index, ctx.dim) if need_src else None)
+
+
+_scatter_add.jvp(AUTO_LINEAR)
 
 
 def scatter_add(input, dim, index, src, *, out=None):
@@ -479,6 +496,13 @@ def _(ctx, grad):
     if not include_self and need_self:
         grad_self = _scatter_value(grad_self, index, dim, 0)
     return (grad_self if need_self else None), (grad_src if need_src else None)
+
+
+@_scatter_reduce.jvp
+def _(ctx, self_t, index_t, src_t):
+    if ctx.reduce == "prod":
+        return None   # torch computes no tangent for reduce="prod"
+    return FROM_BACKWARD(ctx, self_t, index_t, src_t)
 
 
 def _prod_backward(grad, self, dim, index, src, include_self, result):

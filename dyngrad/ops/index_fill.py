@@ -26,6 +26,7 @@ from .._utils import broadcast_error, broadcast_shapes, canonical_dim, shape_str
 from ..backends import numpy_backend as _npb
 from . import shape as S
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
+from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 from .creation import number
 from .gather_scatter import _as_1d, _c10, _fill_value, check_bounds, tensor_arg
 
@@ -102,6 +103,9 @@ def _(ctx, grad):
     return grad_self, grad_source
 
 
+_index_copy.jvp(AUTO_LINEAR)
+
+
 # torch's node also shows the source's rank
 _index_copy.node_cls._saved_source_dim = property(lambda node: len(node.source_shape))
 
@@ -168,6 +172,9 @@ def _(ctx, grad):
     return _index_fill_scalar(grad, index, ctx.dim, 0)
 
 
+_index_fill_scalar.jvp(FROM_BACKWARD)
+
+
 @defop("index_fill.int_Tensor", node="IndexFillBackward1", promote=Promote.NONE,
        inputs=("self", "index", "value"), differentiable=("self", "value"), saves=("index",),
        variants=(), scalars=())
@@ -190,6 +197,9 @@ def _(ctx, grad):
         unique = _wrap(_xp.unique(index._data.reshape(-1)))
         grad_value = index_select(grad, ctx.dim, unique).sum()
     return grad_self, grad_value
+
+
+_index_fill_tensor.jvp(AUTO_LINEAR)
 
 
 _FILL_WARNING = ("Use of {}_ on expanded tensors is deprecated. Please clone() the tensor before "
@@ -288,6 +298,9 @@ def _(ctx, grad):
     return _masked_fill_scalar(grad, mask, 0)
 
 
+_masked_fill_scalar.jvp(FROM_BACKWARD)
+
+
 @defop("masked_fill.Tensor", node="MaskedFillBackward1", promote=Promote.NONE,
        inputs=("self", "mask", "value"), differentiable=("self", "value"), saves=("mask",),
        variants=(), scalars=())
@@ -308,6 +321,9 @@ def _(ctx, grad):
         from .indexing import masked_select
         grad_value = masked_select(grad, mask).sum()
     return grad_self, grad_value
+
+
+_masked_fill_tensor.jvp(AUTO_LINEAR)
 
 
 def masked_fill(input, mask, value, *, out=None):

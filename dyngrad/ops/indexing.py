@@ -41,6 +41,8 @@ from ..backends import numpy_backend as _npb
 from . import _geometry as G
 from . import shape as S
 from ._registry import FUNCTIONS, METHODS, defop
+from ..autograd.forward_ad import AUTO_LINEAR
+from ..autograd.forward_ad import _state as _fw_state
 from .view_backward import backward_only
 
 _xp = _npb.xp
@@ -419,6 +421,9 @@ def _(ctx, grad):
     return _index_put_impl(grad.new_zeros(ctx.self_shape), grad, ctx.indices, True)
 
 
+_index.jvp(AUTO_LINEAR)
+
+
 def _no_internal_overlap_warning(t) -> None:
     for n, s in zip(t._data.shape, t.stride()):
         if s == 0 and n > 1:
@@ -469,7 +474,8 @@ def index_put_(self, indices, values, accumulate: bool = False):
     if not isinstance(values, Tensor):
         raise TypeError("index_put_(): argument 'values' (position 2) must be Tensor, not "
                         f"{type(values).__name__}")
-    if _gm._state.grad_enabled and (self._requires_grad or values._requires_grad):
+    if _gm._state.grad_enabled and (self._requires_grad or values._requires_grad) or (
+            _fw_state.active and (self._fw_grad is not None or values._fw_grad is not None)):
         # recorded as IndexPutBackward0 on self (see _write_inplace in the registry)
         _no_internal_overlap_warning(self)
         if _overlap(self._data, values._data) in (_PARTIAL, _FULL):
@@ -538,6 +544,7 @@ def _index_put_backward(ctx, grad):
 
 
 _index_put_op.backward(_index_put_backward)
+_index_put_op.jvp(AUTO_LINEAR)
 _index_put_impl.backward(_index_put_backward)
 
 
@@ -710,6 +717,8 @@ def setitem(self, index, value) -> None:
     else:
         target, indices = apply_slicing(self, _as_tuple(index))
     record = _gm._state.grad_enabled and (self._requires_grad or v._requires_grad)
+    if not record and _fw_state.active:   # dual tensors: the ops' path carries the tangents
+        record = self._fw_grad is not None or v._fw_grad is not None
     if not indices:
         if record:
             _copy_recorded(target, v)
@@ -762,6 +771,9 @@ def _(ctx, grad):
     return _scatter.index_add(grad.new_zeros(ctx.self_shape), ctx.dim, index, grad)
 
 
+_index_select.jvp(AUTO_LINEAR)
+
+
 def index_select(input, dim: int, index, *, out=None):
     """The entries of ``input`` at positions ``index`` (a vector) along ``dim`` (a copy)."""
     if out is not None:
@@ -785,6 +797,9 @@ def _(ctx, grad):
     return _scatter.masked_scatter(grad.new_zeros(shape), grad, mask)
 
 
+masked_select.jvp(AUTO_LINEAR)
+
+
 @defop("take", node="TakeBackward0", promote=Promote.NONE, inputs=("self", "index"),
        differentiable=("self",), saves=("self", "index"))
 def take(xp, self, index):
@@ -803,6 +818,9 @@ def take(xp, self, index):
 def _(ctx, grad):
     self, index = ctx.saved_tensors
     return _scatter.put(grad.new_zeros(self.shape), grad, index, True)
+
+
+take.jvp(AUTO_LINEAR)
 
 
 FUNCTIONS["index_select"] = METHODS["index_select"] = index_select

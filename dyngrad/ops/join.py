@@ -34,6 +34,7 @@ from . import _geometry as G
 from . import shape as S
 from . import view_backward as _vb  # noqa: F401  (registers its backward-only cat/stack first)
 from ._registry import FUNCTIONS, _promoted, defop
+from ..autograd.forward_ad import AUTO_LINEAR
 from .creation import overlap_status, suggest_memory_format
 from .pointwise import real
 
@@ -179,6 +180,9 @@ def _(ctx, grad):
     return tuple(grads)
 
 
+_cat.jvp(AUTO_LINEAR)
+
+
 def _cat_format(tensors):
     return _output_format((t._data.shape, t.stride()) for t in tensors)
 
@@ -280,6 +284,9 @@ def _(ctx, grad):
         else:
             grads.append(None)
     return tuple(grads)
+
+
+_stack.jvp(AUTO_LINEAR)
 
 
 def stack(tensors, dim=0, *, out=None, axis=None):

@@ -27,6 +27,7 @@ from .._promotion import Promote
 from .._utils import broadcast_shapes, shape_str
 from . import _registry
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
+from ..autograd.forward_ad import MULTILINEAR
 
 # C++ type names, as torch's "expected m1 and m2 to have the same dtype" message spells them.
 _CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
@@ -107,6 +108,9 @@ def _(ctx, grad):
     return grad_self, grad_mat2
 
 
+mm.jvp(MULTILINEAR)
+
+
 # torch's MmBackward0 also shows the operands' strides
 mm.node_cls._saved_self_sym_strides = property(lambda ctx: ctx._saved_self.stride())
 mm.node_cls._saved_mat2_sym_strides = property(lambda ctx: ctx._saved_mat2.stride())
@@ -136,6 +140,9 @@ def _(ctx, grad):
             self.t().mv(grad) if need_vec else None)
 
 
+mv.jvp(MULTILINEAR)
+
+
 @defop("dot", node="DotBackward0", promote=Promote.NONE, inputs=("self", "tensor"),
        variants=("function", "method", "out"), saves={"self": "tensor", "tensor": "self"},
        scalars=())
@@ -159,6 +166,9 @@ def _(ctx, grad):
     self, tensor = ctx.saved_tensors
     need_self, need_tensor = ctx.needs_input_grad
     return grad * tensor if need_self else None, grad * self if need_tensor else None
+
+
+dot.jvp(MULTILINEAR)
 
 
 @defop("bmm", node="BmmBackward0", promote=Promote.NONE, inputs=("self", "mat2"),
@@ -185,6 +195,9 @@ def _(ctx, grad):
     need_self, need_mat2 = ctx.needs_input_grad
     return (grad.bmm(mat2.transpose(1, 2)) if need_self else None,
             self.transpose(1, 2).bmm(grad) if need_mat2 else None)
+
+
+bmm.jvp(MULTILINEAR)
 
 
 # -- matmul ------------------------------------------------------------------------------------
@@ -326,6 +339,9 @@ def _(ctx, grad):
             grad * self if need_other else None)
 
 
+vdot.jvp(MULTILINEAR)
+
+
 def outer(input, vec2, *, out=None):
     """The outer product of two vectors, ``input.reshape(n, 1) * vec2`` as torch computes it."""
     for name, t in (("self", input), ("vec2", vec2)):
@@ -404,6 +420,19 @@ def _inplace_shape_check(self, shape):
                            f"output tensor size {shape_str(shape)} should match")
 
 
+def _fused_product_jvp(ctx, self_t, m1_t, m2_t):
+    """JVP of beta * self + alpha * (m1 x m2) (addmm, addmv, addr, baddbmm, addbmm): the op on
+    (self_t, m1_t, m2) plus alpha * (m1 x m2_t), the latter as the op with beta = 0."""
+    spec = type(ctx).spec
+    self, m1, m2 = ctx.primals
+    kw = ctx._kwargs or {}
+    alpha = kw.get("alpha", 1)
+    result = spec(self_t, m1_t, m2, beta=kw.get("beta", 1), alpha=alpha)
+    if ctx.needs_input_grad[2]:
+        result = result + spec(self_t, m1, m2_t, beta=0, alpha=alpha)
+    return result
+
+
 @defop("addmm", node="AddmmBackward0", promote=Promote.NONE, inputs=("self", "mat1", "mat2"),
        variants=("function", "method", "out"), saves=("mat1", "mat2"), scalars=())
 def addmm(xp, self, mat1, mat2, *, beta=1, alpha=1):
@@ -441,6 +470,9 @@ def _(ctx, grad):
     return _scale(grad, ctx.beta), g1, g2
 
 
+addmm.jvp(_fused_product_jvp)
+
+
 addmm.node_cls._saved_mat1_sym_strides = property(lambda ctx: ctx._saved_mat1.stride())
 addmm.node_cls._saved_mat2_sym_strides = property(lambda ctx: ctx._saved_mat2.stride())
 
@@ -470,6 +502,9 @@ def _(ctx, grad):
     return (_scale(grad, ctx.beta),
             _scale(outer(grad, vec), ctx.alpha) if need_mat else None,
             _scale(mat.t().mv(grad), ctx.alpha) if need_vec else None)
+
+
+addmv.jvp(_fused_product_jvp)
 
 
 def _check_addr_scalar(dtype, value, name):
@@ -513,6 +548,9 @@ def _(ctx, grad):
             _scale(grad.t().mv(vec1), ctx.alpha) if need2 else None)
 
 
+addr.jvp(_fused_product_jvp)
+
+
 def _check_batches(batch1, batch2):
     for name, b in (("batch1", batch1), ("batch2", batch2)):
         if b.ndim != 3:
@@ -548,6 +586,9 @@ def _(ctx, grad):
     return (_scale(grad, ctx.beta),
             _scale(grad.bmm(batch2.transpose(1, 2)), ctx.alpha) if need1 else None,
             _scale(batch1.transpose(1, 2).bmm(grad), ctx.alpha) if need2 else None)
+
+
+baddbmm.jvp(_fused_product_jvp)
 
 
 @defop("addbmm", node="AddbmmBackward0", promote=Promote.NONE,
@@ -587,6 +628,9 @@ def _(ctx, grad):
         if need2:
             g2 = _scale(batch1.transpose(1, 2).bmm(expanded), ctx.alpha)
     return _scale(grad, ctx.beta), g1, g2
+
+
+addbmm.jvp(_fused_product_jvp)
 
 
 addbmm.node_cls._saved_batch1_sym_argsize_0 = property(lambda ctx: ctx._saved_batch1.shape[0])

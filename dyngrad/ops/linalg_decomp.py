@@ -27,6 +27,7 @@ from ..autograd import grad_mode as _gm
 from .. import return_types as rt
 from . import _registry
 from ._registry import FUNCTIONS, METHODS, defop
+from ..autograd.forward_ad import FROM_BACKWARD
 
 
 class _LinAlgError(RuntimeError):
@@ -263,6 +264,9 @@ def _(ctx, grad, _info=None):
     return -(inverse_h @ (grad @ inverse_h))
 
 
+linalg_inv_ex.jvp(FROM_BACKWARD)
+
+
 def inv_ex(A, *, check_errors: bool = False, out=None):
     """``(inverse, info)``: the inverse and, per matrix, 0 or the first zero pivot."""
     return rt.linalg_inv_ex(call(linalg_inv_ex, (A,), check_errors=check_errors))
@@ -322,6 +326,9 @@ def _(ctx, grad):
                        solve(safe.mH, _diag(d, A)))
 
 
+_linalg_det.jvp(FROM_BACKWARD)
+
+
 def _diag(values, A):
     """``values`` (one per matrix) times the identity, shaped like `A`."""
     return _f("diag_embed")(values.unsqueeze(-1).expand(*A.shape[:-1]))
@@ -375,6 +382,9 @@ def _(ctx, grad_sign, grad_logabsdet):
         # torch solves with the forward's LU: a singular A gives infs, not an error
         return solve_ex(A.mH, _diag(grad_logabsdet, A))[0]
     return solve(A.mH, _diag(grad_logabsdet, A))
+
+
+_linalg_slogdet.jvp(FROM_BACKWARD)
 
 
 def slogdet(A, *, out=None):
@@ -475,6 +485,9 @@ def _(ctx, grad, _info=None):
     return gA, gB if need_B else None
 
 
+_linalg_solve_ex.jvp(FROM_BACKWARD)
+
+
 def solve(A, B, *, left: bool = True, out=None):
     """X with AX = B (XA = B when not `left`); B may be a vector or a batch of them."""
     result = call(_linalg_solve_ex, (A, B), left=left, check_errors=True,
@@ -553,6 +566,18 @@ def _(ctx, grad, _info=None):
     return 0.5 * (gA + gA.mH)
 
 
+@linalg_cholesky_ex.jvp
+def _(ctx, self_t):   # L_t = L Phi(L^{-1} A_t L^{-H}); Phi: tril, half diagonal
+    L = ctx.result[0]
+    if ctx.upper:
+        L = L.mH
+    X = solve_triangular(L, self_t, upper=False)
+    X = solve_triangular(L.mH, X, upper=True, left=False)
+    phi = X.tril() - 0.5 * _f("diag_embed")(X.diagonal(0, -2, -1))
+    L_t = L @ phi
+    return (L_t.mH if ctx.upper else L_t), None
+
+
 def cholesky(A, *, upper: bool = False, out=None):
     """The Cholesky factor L (A = L L^H), or U = L^H with `upper`."""
     result = call(linalg_cholesky_ex, (A,), upper=upper, check_errors=True,
@@ -604,6 +629,9 @@ def _(ctx, grad):
         gA = -(gB @ X.mH) if left else -(X.mH @ gB)
         gA = gA.triu(int(unit)) if upper else gA.tril(-int(unit))
     return gA, gB if need_B else None
+
+
+linalg_solve_triangular.jvp(FROM_BACKWARD)
 
 
 def solve_triangular(A, B, *, upper: bool, left: bool = True, unitriangular: bool = False,
@@ -660,6 +688,15 @@ def _(ctx, grad_x, grad_m=None):
     return grad_b, grad_a
 
 
+@_triangular_solve.jvp
+def _(ctx, self_t, A_t):   # torch's X_t = op(A)^{-1} (b_t - A_t X): A_t whole, untransposed
+    A = ctx.primals[1]
+    X = ctx.result[0]
+    upper, transpose, unit = ctx.upper, ctx.transpose, ctx.unitriangular
+    rhs = self_t - A_t @ X
+    return _triangular_solve(rhs, A, upper, transpose, unit)[0], A_t
+
+
 def triangular_solve(b, A, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False, *, out=None):
     """``(solution, cloned_coefficient)`` of A X = b for a triangular A (deprecated in torch)."""
@@ -707,6 +744,9 @@ def _(ctx, grad):
         common = common + common.mH
         grad_L = -(L @ common) if ctx.upper else -(common @ L)
     return grad_b if need_b else None, grad_L
+
+
+_cholesky_solve.jvp(FROM_BACKWARD)
 
 
 def cholesky_solve(B, L, upper: bool = False, *, out=None):

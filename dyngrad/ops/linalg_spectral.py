@@ -19,6 +19,7 @@ from .._utils import broadcast_shapes, shape_str
 from ..autograd import grad_mode as _gm
 from .. import return_types as rt
 from ._registry import FUNCTIONS, METHODS, defop
+from ..autograd.forward_ad import FROM_BACKWARD
 from .linalg_decomp import (call, check_floating, check_square, fortran, solve_triangular,
                             write_out, _LinAlgError)
 
@@ -114,6 +115,9 @@ def _(ctx, gQ, gR=None):
     return gA
 
 
+linalg_qr.jvp(FROM_BACKWARD)
+
+
 def qr(A, mode: str = "reduced", *, out=None):
     """``(Q, R)`` with A = QR; `mode` "reduced", "complete" or "r" (Q empty)."""
     return rt.linalg_qr(call(linalg_qr, (A,), mode))
@@ -178,6 +182,40 @@ def _(ctx, gU, gS=None, gVh=None):
         gU = gU.narrow(-1, 0, k) if gU is not None else None
         gVh = gVh.narrow(-2, 0, k) if gVh is not None else None
     return svd_backward(gU, gS, gVh, U, S, Vh)
+
+
+@_linalg_svd.jvp
+def _(ctx, A_t):
+    """torch's svd_jvp (real case): with dP = U^H A_t V, S_t = diag(dP) and U_t, V_t from the
+    off-diagonal part scaled by F_ij = 1 / (s_j² - s_i²), plus the parts outside span(U/V)."""
+    A = ctx.primals[0]
+    if not A.numel():
+        return tuple(_f("zeros_like")(o) for o in ctx.result)
+    if ctx.full_matrices or A.is_complex():
+        return FROM_BACKWARD(ctx, A_t)
+    U, S, Vh = ctx.result
+    if not ctx.compute_uv:   # the singular vectors were not kept: the tangent needs them
+        U, S, Vh = _linalg_svd(A, False, True)
+    V = Vh.mH
+    dP = U.mH @ (A_t @ V)
+    S_t = dP.diagonal(0, -2, -1)
+    if not ctx.compute_uv:
+        return None, S_t, None
+    eye = _eye(S.shape[-1], S)
+    S2 = S * S
+    F = (1 - eye) / (S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye)
+    Sm = S.unsqueeze(-2)                     # multiplies columns: X @ diag(S)
+    sym_u = dP * Sm + (dP * Sm).mH           # dP S + S dP^H
+    sym_v = Sm.mT * dP + dP.mH * Sm          # S dP + dP^H S
+    U_t = U @ (F * sym_u)
+    V_t = V @ (F * sym_v)
+    m, n = A.shape[-2], A.shape[-1]
+    k = S.shape[-1]
+    if m > k:
+        U_t = U_t + (A_t @ V - U @ dP) / Sm
+    if n > k:
+        V_t = V_t + (A_t.mH @ U - V @ dP.mH) / Sm
+    return U_t, S_t, V_t.mH
 
 
 def svd_backward(gU, gS, gVh, U, S, Vh):
@@ -291,6 +329,22 @@ def _(ctx, gL, gV=None):
     return V @ (gA @ V.mH)
 
 
+@_linalg_eigh.jvp
+def _(ctx, A_t):   # L_t = diag(V^H A_t V); V_t = V (F o V^H A_t V), F_ij = 1 / (L_j - L_i)
+    L, V = ctx.result
+    A = ctx.primals[0]
+    if not ctx.compute_v:   # eigvalsh kept no eigenvectors: the tangent needs them
+        V = _linalg_eigh(A, ctx.UPLO, True)[1]
+    VhAtV = V.mH @ (A_t @ V)
+    L_t = VhAtV.diagonal(0, -2, -1)
+    L_t = L_t.real if L_t.is_complex() else L_t
+    if not ctx.compute_v:
+        return L_t, None
+    eye = _eye(L.shape[-1], L)
+    E = L.unsqueeze(-2) - L.unsqueeze(-1) + eye
+    return L_t, V @ (VhAtV / E * (1 - eye))
+
+
 def eigh(A, UPLO: str = "L", *, out=None):
     """``(eigenvalues, eigenvectors)`` of a Hermitian matrix (only the `UPLO` triangle is read),
     eigenvalues ascending. See Note [Signs of singular vectors and eigenvectors]."""
@@ -358,6 +412,9 @@ def linalg_pinv(xp, self, atol, rtol, hermitian=False):
 def _(ctx, grad):
     A, pinvA = ctx.saved_tensors
     return pinv_backward(grad, pinvA, A)
+
+
+linalg_pinv.jvp(FROM_BACKWARD)
 
 
 def pinv_backward(grad, pinvA, A):
@@ -501,6 +558,9 @@ def _(ctx, gX, gL=None, _rank=None, _sv=None):
             term = term.squeeze(-1) if vector else term
             gB = term if gB is None else gB + term
     return gA, gB
+
+
+linalg_lstsq.jvp(FROM_BACKWARD)
 
 
 def lstsq(A, B, rcond=None, *, driver=None):

@@ -14,6 +14,7 @@ from .._utils import broadcast_shapes, canonical_dim
 from . import view_backward as _vb
 from . import _registry
 from ._registry import FUNCTIONS, METHODS, defop
+from ..autograd.forward_ad import AUTO_LINEAR, MULTILINEAR
 from .linalg import _check_bool, _legacy
 
 
@@ -48,6 +49,9 @@ def _(ctx, grad):
     return _vb.diagonal_backward(grad.expand(min(n, m)), (n, m), 0, 0, 1)
 
 
+_trace.jvp(AUTO_LINEAR)
+
+
 
 # -- tril / triu -------------------------------------------------------------------------------
 def _triangle(xp, self, diagonal, name, lower):
@@ -72,6 +76,9 @@ def _(ctx, grad):
     return grad.tril(ctx.diagonal)
 
 
+tril.jvp(AUTO_LINEAR)
+
+
 @defop("triu", node="TriuBackward0", promote=Promote.NONE,
        variants=("function", "method", "inplace", "out"), scalars=())
 def triu(xp, self, diagonal=0):
@@ -81,6 +88,9 @@ def triu(xp, self, diagonal=0):
 @triu.backward
 def _(ctx, grad):
     return grad.triu(ctx.diagonal)
+
+
+triu.jvp(AUTO_LINEAR)
 
 
 # -- diagonals -----------------------------------------------------------------------------------
@@ -111,6 +121,9 @@ def _(ctx, grad):
     return grad.diagonal(ctx.offset, ctx.dim1, ctx.dim2)
 
 
+diag_embed.jvp(AUTO_LINEAR)
+
+
 @defop("diagonal_copy", node="DiagonalBackward0_copy", promote=Promote.NONE,
        variants=("function", "out"), scalars=())
 def diagonal_copy(xp, self, offset=0, dim1=0, dim2=1):
@@ -126,6 +139,9 @@ def diagonal_copy(xp, self, offset=0, dim1=0, dim2=1):
 @diagonal_copy.backward
 def _(ctx, grad):
     return _vb.diagonal_backward(grad, ctx.self_shape, ctx.offset, ctx.dim1, ctx.dim2)
+
+
+diagonal_copy.jvp(AUTO_LINEAR)
 
 
 def diag(input, diagonal: int = 0, *, out=None):
@@ -186,6 +202,9 @@ def _(ctx, grad):
     dim = ctx.dim
     return (linalg_cross(other, grad, dim) if need_self else None,
             linalg_cross(grad, self, dim) if need_other else None)
+
+
+linalg_cross.jvp(MULTILINEAR)
 
 
 def _linalg_cross(input, other, *, dim: int = -1, out=None):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from .._promotion import Promote
 from . import _registry
 from ._registry import FUNCTIONS, METHODS, composite, defop
+from ..autograd.forward_ad import MULTILINEAR
 
 
 def _op(name):
@@ -94,6 +95,9 @@ def _(ctx, grad):
     g2 = _trilinear(i1, grad, i3, e1, s, e3, e2) if need2 else None
     g3 = _trilinear(i1, i2, grad, e1, e2, s, e3) if need3 else None
     return g1, g2, g3
+
+
+_trilinear.jvp(MULTILINEAR)
 
 
 def _legacy(arr) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 
 from ._registry import FUNCTIONS, composite, defop
+from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR, FROM_BACKWARD
 from .pointwise import _not_implemented
 
 NONE, MEAN, SUM = 0, 1, 2
@@ -105,6 +106,9 @@ def _(ctx, grad):
     return grad
 
 
+_sub_scalar.jvp(FROM_BACKWARD)
+
+
 def sub_scalar(x, value):
     """aten's C++ ``Tensor - Scalar`` (SubBackward1 in the graph)."""
     if not x.dtype.is_floating_point:
@@ -123,6 +127,9 @@ def _(ctx, grad):
     return grad * ctx.other
 
 
+_mul_scalar.jvp(AUTO_LINEAR)
+
+
 @defop("div.Scalar", node="DivBackward1", inputs=("self",), variants=(), scalars=())
 def _div_scalar(xp, self, other):
     """``Tensor / Scalar`` as torch's C++ composites call it (DivBackward1)."""
@@ -132,6 +139,9 @@ def _div_scalar(xp, self, other):
 @_div_scalar.backward
 def _(ctx, grad):
     return grad / ctx.other
+
+
+_div_scalar.jvp(AUTO_LINEAR)
 
 
 def mul_scalar(x, value):
@@ -198,6 +208,9 @@ def _(ctx, grad):
     return _grads(ctx, 2 * (self - target) * _per_element(ctx, grad))
 
 
+mse_loss_op.jvp(AUTO_ELEMENT_WISE)
+
+
 @defop("smooth_l1_loss", node="SmoothL1LossBackward0", inputs=("self", "target"), variants=(),
        saves=("self", "target"), pointwise=True)
 def smooth_l1_loss_op(xp, self, target, reduction=MEAN, beta=1.0):
@@ -214,6 +227,9 @@ def _(ctx, grad):
     return _grads(ctx, ((self - target) / ctx.beta).clamp(-1, 1) * _per_element(ctx, grad))
 
 
+smooth_l1_loss_op.jvp(AUTO_ELEMENT_WISE)
+
+
 @defop("huber_loss", node="HuberLossBackward0", inputs=("self", "target"), variants=(),
        saves=("self", "target"), pointwise=True)
 def huber_loss_op(xp, self, target, reduction=MEAN, delta=1.0):
@@ -227,6 +243,9 @@ def huber_loss_op(xp, self, target, reduction=MEAN, delta=1.0):
 def _(ctx, grad):
     self, target = ctx.saved_tensors
     return _grads(ctx, (self - target).clamp(-ctx.delta, ctx.delta) * _per_element(ctx, grad))
+
+
+huber_loss_op.jvp(AUTO_ELEMENT_WISE)
 
 
 @composite("nn.functional.mse_loss")
@@ -313,6 +332,9 @@ def _(ctx, grad):
     return -target * z / (z + 1) * _per_element(ctx, grad)
 
 
+soft_margin_loss_op.jvp(AUTO_ELEMENT_WISE)
+
+
 @composite("nn.functional.soft_margin_loss")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-target * input))``, reduced (torch's kernel: overflows past ~88)."""
@@ -357,6 +379,9 @@ def _(ctx, grad):
     if ctx.needs_input_grad[1]:
         gt = g * ((-self).log1p() - self.log())
     return gi, gt
+
+
+binary_cross_entropy_op.jvp(AUTO_ELEMENT_WISE)
 
 
 @composite("nn.functional.binary_cross_entropy")
@@ -414,6 +439,9 @@ def _(ctx, grad):
         else:
             gt = -g * self
     return gi, gt
+
+
+binary_cross_entropy_with_logits_op.jvp(FROM_BACKWARD)
 
 
 @composite("nn.functional.binary_cross_entropy_with_logits")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .._promotion import Promote
 from ._registry import OPS, composite, defop
+from ..autograd.forward_ad import FROM_BACKWARD
 from .loss import (MEAN, NONE, SUM, add_scalar, div_scalar, get_enum, legacy_reduction,
                    mul_scalar)
 from .pointwise import _not_implemented
@@ -134,6 +135,7 @@ def nll_loss_op(xp, self, target, weight=None, reduction=MEAN, ignore_index=-100
 
 
 nll_loss_op.backward(_nll_backward)
+nll_loss_op.jvp(FROM_BACKWARD)
 
 
 @defop("nll_loss2d", node="NllLoss2DBackward0", inputs=("self", "target", "weight"),
@@ -150,6 +152,7 @@ def nll_loss2d_op(xp, self, target, weight=None, reduction=MEAN, ignore_index=-1
 
 
 nll_loss2d_op.backward(_nll_backward)
+nll_loss2d_op.jvp(FROM_BACKWARD)
 
 
 def nll_loss_nd(input, target, weight=None, reduction=MEAN, ignore_index=-100):

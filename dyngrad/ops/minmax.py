@@ -15,6 +15,7 @@ from .. import return_types
 from .._promotion import Promote
 from .._utils import canonical_dim
 from ._registry import FUNCTIONS, METHODS, defop
+from ..autograd.forward_ad import FROM_BACKWARD
 from .pointwise import _not_implemented, maximum, minimum
 from .reduction import (_NO_DIM, _dims, _kw, dense, invalid_arguments, reduced_axes,
                         unsqueeze_multiple, write_outs)
@@ -57,6 +58,12 @@ def _full(name, reduce_name, kernel_name):
     def _(ctx, grad):
         self, result = ctx.saved_tensors
         return _evenly_distribute_backward(grad, self, result)
+
+    @op.jvp
+    def _(ctx, self_t):   # the mean of the tangents at the ties (NaN when the result is NaN)
+        self, result = ctx.saved_tensors
+        mask = self == result
+        return (self_t * mask).sum() / mask.sum()
     return op
 
 
@@ -100,6 +107,16 @@ def _with_dim(name, arg_name):
         indices, = ctx.saved_tensors
         return _value_selecting_reduction_backward(grad, ctx.dim, indices, ctx.self_shape,
                                                    ctx.keepdim)
+
+    @op.jvp
+    def _(ctx, self_t):   # the tangent at the selected index
+        indices = ctx.result[1]
+        if self_t.dim() == 0:
+            return self_t.clone()
+        if not ctx.keepdim:
+            indices = indices.unsqueeze(ctx.dim)
+        values = self_t.gather(ctx.dim, indices)
+        return values if ctx.keepdim else values.squeeze(ctx.dim)
     return op
 
 
@@ -168,6 +185,16 @@ def _amax_amin(name, reduce_name, kernel_name):
         dims = list(reduced_axes(ctx.dim, ndim))
         return scale_grad_by_count(restore_reduced_dims(grad, ctx.dim, ndim, ctx.keepdim),
                                    mask, dims)
+
+    @op.jvp
+    def _(ctx, self_t):   # the mean of the tangents at the ties of each slice
+        self, result = ctx.saved_tensors
+        ndim = self.dim()
+        mask = restore_reduced_dims(result, ctx.dim, ndim, ctx.keepdim) == self
+        dims = list(reduced_axes(ctx.dim, ndim))
+        if not dims:
+            return self_t.clone()
+        return (self_t * mask).sum(dims, ctx.keepdim) / mask.sum(dims, ctx.keepdim)
     return op
 
 
@@ -223,6 +250,9 @@ def _(ctx, grad_min=None, grad_max=None):   # (trailing unused outputs send noth
     if not grads:
         return None
     return grads[0] if len(grads) == 1 else grads[0] + grads[1]
+
+
+_aminmax.jvp(FROM_BACKWARD)
 
 
 def aminmax(input, *, dim=None, keepdim=False, out=None):

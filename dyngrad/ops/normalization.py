@@ -25,6 +25,7 @@ from .._promotion import Promote
 from .._utils import shape_str
 from ..autograd.grad_mode import no_grad
 from ._registry import FUNCTIONS, defop
+from ..autograd.forward_ad import FROM_BACKWARD
 
 
 def _channel_shape(ndim: int, c: int) -> tuple:
@@ -115,6 +116,9 @@ def _(ctx, grad, *_):
     gw = (grad * xhat).sum(dims) if weight is not None and need[1] else None
     gb = grad.sum(dims) if len(need) > 2 and need[2] else None
     return (gx if need[0] else None), gw, gb
+
+
+native_batch_norm.jvp(FROM_BACKWARD)
 
 
 def batch_norm(input, weight=None, bias=None, running_mean=None, running_var=None,
@@ -245,6 +249,9 @@ def _(ctx, grad, *_):
     return gx, gw, gb
 
 
+native_layer_norm.jvp(FROM_BACKWARD)
+
+
 def _as_shape(normalized_shape, fname):
     if isinstance(normalized_shape, int):   # torch's parser wants a sequence here
         raise TypeError(f"{fname}(): argument 'normalized_shape' (position 2) must be tuple of "
@@ -317,6 +324,9 @@ def _(ctx, grad, grad_mean=None, grad_rstd=None):
     return gx, gw, gb
 
 
+native_group_norm.jvp(FROM_BACKWARD)
+
+
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
     """torch.group_norm."""
     n, c = input.shape[0], input.shape[1]
@@ -362,6 +372,9 @@ def _(ctx, grad):
     return grad
 
 
+_add_scalar.jvp(FROM_BACKWARD)
+
+
 @defop("clamp_min", node="ClampMinBackward0", inputs=("self",), variants=(), saves=("self",),
        scalars=())
 def _clamp_min(xp, self, min):
@@ -373,6 +386,9 @@ def _clamp_min(xp, self, min):
 def _(ctx, grad):
     self, = ctx.saved_tensors
     return grad * (self >= ctx.min).to(grad.dtype)
+
+
+_clamp_min.jvp(FROM_BACKWARD)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):

@@ -138,6 +138,18 @@ def _(ctx, grad):
     return norm_backward(grad, self, ctx.ord, result, dim, ctx.keepdim)
 
 
+@_vector_norm.jvp
+def _(ctx, self_t):   # sum(d norm / dx * t): the backward formula with a unit gradient
+    self, result = ctx.saved_tensors
+    dim = ctx.dim
+    dim = [] if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    partial = norm_backward(result.new_ones(result.shape), self, ctx.ord, result, dim,
+                            ctx.keepdim)
+    if partial is None or not self.dim():
+        return result.new_zeros(result.shape) if partial is None else partial * self_t
+    return (partial * self_t).sum(dim or list(range(self.dim())), ctx.keepdim)
+
+
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The vector ``ord``-norm over ``dim`` (every dim by default): sum(|x|**ord)**(1/ord), with
     ord 0 (count of nonzeros), inf (max |x|) and -inf (min |x|). Real result."""

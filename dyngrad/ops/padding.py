@@ -31,6 +31,7 @@ from .._utils import canonical_dim, shape_str
 from ..backends import numpy_backend as _npb
 from . import shape as S
 from ._registry import FUNCTIONS, defop
+from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 from .creation import alloc, checked_scalar, copy_with_strides, fill_array, preserve_strides
 from .creation import check_size, suggest_memory_format
 from ._geometry import memory_format_strides
@@ -112,6 +113,9 @@ def _constant_pad_nd(xp, self, pad, value=0):
 @_constant_pad_nd.backward
 def _(ctx, grad):
     return _constant_pad_nd(grad, tuple(-p for p in ctx.pad))
+
+
+_constant_pad_nd.jvp(FROM_BACKWARD)
 
 
 def constant_pad_nd(input, pad, value=0):
@@ -219,6 +223,8 @@ def _make_pad(kind: str, npad: int):
     def _(ctx, grad):
         self, = ctx.saved_tensors
         return back(grad, self, ctx.padding)
+
+    spec.jvp(AUTO_LINEAR)
 
     @back.backward
     def _(ctx, grad):
@@ -456,6 +462,9 @@ def _(ctx, grad):
     return _col2im(grad, size, ctx.kernel_size, ctx.dilation, ctx.padding, ctx.stride)
 
 
+_im2col.jvp(AUTO_LINEAR)
+
+
 @defop("col2im", node="Col2ImBackward0", promote=Promote.NONE, variants=())
 def _col2im(xp, self, output_size, kernel_size, dilation, padding, stride):
     _check_pairs(output_size=output_size, kernel_size=kernel_size, dilation=dilation,
@@ -504,6 +513,9 @@ def _col2im(xp, self, output_size, kernel_size, dilation, padding, stride):
 @_col2im.backward
 def _(ctx, grad):
     return _im2col(grad, ctx.kernel_size, ctx.dilation, ctx.padding, ctx.stride)
+
+
+_col2im.jvp(AUTO_LINEAR)
 
 
 # torch's Im2ColBackward0 shows the input's last two sizes as these two attributes

@@ -16,6 +16,7 @@ from .._promotion import Promote
 from ..backends import numpy_backend as _npb
 from . import _registry
 from ._registry import FUNCTIONS, INPLACE, METHODS, OpSpec, defop
+from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR
 from .creation import zeros_like
 
 ALL = ("function", "method", "inplace", "out")
@@ -74,6 +75,9 @@ def _(ctx, grad):
     return grad * result
 
 
+exp.jvp(AUTO_ELEMENT_WISE)
+
+
 @defop("log", node="LogBackward0", promote=Promote.INT_TO_FLOAT, variants=ALL, scalars=(),
        saves=("self",), pointwise=True)
 def log(xp, self):
@@ -84,6 +88,9 @@ def log(xp, self):
 def _(ctx, grad):
     self, = ctx.saved_tensors
     return grad / self
+
+
+log.jvp(AUTO_ELEMENT_WISE)
 
 
 @defop("sqrt", node="SqrtBackward0", promote=Promote.INT_TO_FLOAT, variants=ALL, scalars=(),
@@ -98,6 +105,9 @@ def _(ctx, grad):
     return grad / (2 * result)    # inf at 0, as torch
 
 
+sqrt.jvp(AUTO_ELEMENT_WISE)
+
+
 @defop("reciprocal", node="ReciprocalBackward0", promote=Promote.INT_TO_FLOAT, variants=ALL,
        scalars=(), saves=("result",), pointwise=True)
 def reciprocal(xp, self):
@@ -108,6 +118,9 @@ def reciprocal(xp, self):
 def _(ctx, grad):
     result, = ctx.saved_tensors
     return -grad * (result * result)
+
+
+reciprocal.jvp(AUTO_ELEMENT_WISE)
 
 
 def _rdiv(self, other):
@@ -137,6 +150,9 @@ def _(ctx, grad):
     return zeros_like(grad)
 
 
+sign.jvp(AUTO_ELEMENT_WISE)
+
+
 @defop("sgn", node="SgnBackward0", promote=Promote.NONE, variants=ALL, scalars=(),
        saves=("self", "result"), pointwise=True)   # torch's complex formula needs them
 def sgn(xp, self):
@@ -149,6 +165,9 @@ def sgn(xp, self):
 @sgn.backward
 def _(ctx, grad):
     return zeros_like(grad)   # real inputs only (complex autograd is not supported)
+
+
+sgn.jvp(AUTO_ELEMENT_WISE)
 
 
 # -- comparisons and logical ops ---------------------------------------------------------------
@@ -183,6 +202,8 @@ def _comparison(name, ufunc_name, ordered):
                             differentiable=("self",), **common)(kernel)
     in_place_tensor.backward(_zero_grads)
     in_place_scalar.backward(_zero_grads)
+    in_place_tensor.jvp(AUTO_ELEMENT_WISE)
+    in_place_scalar.jvp(AUTO_ELEMENT_WISE)
 
     def in_place(self, other):
         spec = in_place_tensor if isinstance(other, _tensor_cls()) else in_place_scalar
@@ -289,6 +310,9 @@ def _(ctx, grad):
             where_self(condition, 0.0, grad) if need_other else None)
 
 
+where_self.jvp(AUTO_ELEMENT_WISE)
+
+
 def where(condition, input=None, other=None, *, out=None):
     """Elements of ``input`` where ``condition`` holds, else of ``other``.
 
@@ -354,6 +378,9 @@ def _(ctx, grad):
     return where_self(_inside(self, min, max), grad, 0.0)
 
 
+clamp_scalar.jvp(AUTO_ELEMENT_WISE)
+
+
 @defop("clamp.Tensor", node="ClampBackward0", inputs=("self", "min", "max"), variants=(),
        saves=("self", "min", "max"), scalars=(), public="clamp", pointwise=True)
 def clamp_tensor(xp, self, min=None, max=None):
@@ -375,6 +402,20 @@ def _(ctx, grad):
         above = self > max if min is None else (self > max) | (max < min)
         grad_max = where_self(above, grad, 0.0)
     return grad_self, grad_min, grad_max
+
+
+@clamp_tensor.jvp
+def _(ctx, self_t, min_t, max_t):   # the tangent of whichever bound is active, as torch
+    self, min, max = ctx.primals
+    if max is None:     # one bound: a tie takes the bound's tangent
+        return where_self(self > min, self_t, min_t)
+    if min is None:
+        return where_self(self < max, self_t, max_t)
+    # two bounds: as the backward splits it (a tie takes self's; min > max gives max's)
+    below = (self < min) & (min < max)
+    above = (self > max) | (max < min)
+    return where_self(_inside(self, min, max), self_t,
+                      where_self(below, min_t, where_self(above, max_t, 0.0)))
 
 
 def _clamp_spec(min, max):
@@ -429,6 +470,12 @@ def _minmax(name, ufunc_name, loses):
         shared = where_self(self == other, grad / 2, grad)    # ties split the gradient
         return (where_self(loses(self, other), 0.0, shared) if need_self else None,
                 where_self(loses(other, self), 0.0, shared) if need_other else None)
+
+    @op.jvp
+    def _(ctx, self_t, other_t):   # ties average the tangents; a NaN takes other's, as torch
+        self, other = ctx.primals
+        chosen = where_self(loses(other, self), self_t, other_t)
+        return where_self(self == other, (self_t + other_t) / 2, chosen)
     return op
 
 
@@ -464,6 +511,9 @@ def _(ctx, grad):
     return grad                  # the engine casts it to the complex dtype: grad + 0j
 
 
+real_complex.jvp(AUTO_LINEAR)
+
+
 @defop("imag", node="SelectBackward0", promote=Promote.COMPLEX_TO_FLOAT, variants=(),
        scalars=())
 def imag_complex(xp, self):
@@ -473,6 +523,9 @@ def imag_complex(xp, self):
 @imag_complex.backward
 def _(ctx, grad):
     return grad * 1j
+
+
+imag_complex.jvp(AUTO_LINEAR)
 
 
 def real(input):

@@ -20,6 +20,7 @@ from ..backends import pool_numpy as P
 from . import shape as S
 from ._geometry import memory_format_strides
 from ._registry import FUNCTIONS, defop
+from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 from .creation import copy_with_strides, suggest_memory_format
 from .view_backward import backward_only
 
@@ -150,6 +151,9 @@ def _(ctx, grad, _grad_indices=None):
     self, indices = ctx.saved_tensors
     return (_max_pool2d_backward(grad, self, ctx.kernel_size, ctx.stride, ctx.padding,
                                  ctx.dilation, ctx.ceil_mode, indices),)
+
+
+_max_pool2d_with_indices.jvp(FROM_BACKWARD)
 
 
 @defop("max_pool2d_with_indices_backward", node="MaxPool2DWithIndicesBackwardBackward0",
@@ -316,6 +320,9 @@ def _(ctx, grad):
                                  ctx.ceil_mode, ctx.count_include_pad, ctx.divisor_override),)
 
 
+_avg_pool2d.jvp(AUTO_LINEAR)
+
+
 @defop("avg_pool2d_backward", node="AvgPool2DBackwardBackward0", promote=Promote.NONE,
        variants=(), inputs=("grad_output", "self"))
 def _avg_pool2d_backward(xp, grad_output, self, kernel_size, stride, padding, ceil_mode,
@@ -399,6 +406,9 @@ def _(ctx, grad):
     return (_adaptive_avg_pool2d_backward(grad, self),)
 
 
+_adaptive_avg_pool2d.jvp(AUTO_LINEAR)
+
+
 @defop("_adaptive_avg_pool2d_backward", node="AdaptiveAvgPool2DBackwardBackward0",
        promote=Promote.NONE, variants=(), inputs=("grad_output", "self"))
 def _adaptive_avg_pool2d_backward(xp, grad_output, self):
@@ -475,6 +485,9 @@ def _adaptive_max_pool2d(xp, self, output_size):
 def _(ctx, grad, _grad_indices=None):
     self, indices = ctx.saved_tensors
     return (_adaptive_max_pool2d_backward(grad, self, indices),)
+
+
+_adaptive_max_pool2d.jvp(FROM_BACKWARD)
 
 
 @defop("adaptive_max_pool2d_backward", node="AdaptiveMaxPool2DBackwardBackward0",

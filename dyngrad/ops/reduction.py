@@ -22,6 +22,7 @@ from .._promotion import Promote
 from .._utils import canonical_dim, canonical_dims
 from ..autograd import grad_mode as _gm
 from ._registry import FUNCTIONS, METHODS, defop
+from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 from .pointwise import _not_implemented, _warn_once
 from .view_backward import backward_only
 
@@ -150,6 +151,9 @@ def _(ctx, grad):
     return grad.expand(ctx.self_shape)
 
 
+sum_all.jvp(AUTO_LINEAR)
+
+
 @defop("sum.dim_IntList", node="SumBackward1", promote=Promote.SUM_TO_LONG, variants=(),
        public="sum", scalars=())
 def sum_dim(xp, self, dim, keepdim=False, *, dtype=None):
@@ -159,6 +163,9 @@ def sum_dim(xp, self, dim, keepdim=False, *, dtype=None):
 @sum_dim.backward
 def _(ctx, grad):
     return sum_backward(grad, ctx.self_shape, ctx.dim, ctx.keepdim)
+
+
+sum_dim.jvp(AUTO_LINEAR)
 
 
 def sum(input, dim=_NO_DIM, keepdim=False, *, dtype=None, out=None):
@@ -202,6 +209,9 @@ def _(ctx, grad):
     return grad.expand(ctx.self_shape) / ctx._saved_self_sym_numel
 
 
+mean_all.jvp(AUTO_LINEAR)
+
+
 @defop("mean.dim", node="MeanBackward1", promote=Promote.NONE, variants=(), public="mean",
        scalars=())
 def mean_dim(xp, self, dim, keepdim=False, *, dtype=None):
@@ -213,6 +223,9 @@ def _(ctx, grad):
     sizes = ctx.self_shape
     count = _numel(sizes[d] for d in reduced_axes(ctx.dim, len(sizes))) if sizes else 1
     return sum_backward(grad, sizes, ctx.dim, ctx.keepdim) / count
+
+
+mean_dim.jvp(AUTO_LINEAR)
 
 
 # torch's MeanBackward nodes also show the input's element count
@@ -250,6 +263,9 @@ def _(ctx, grad):
     self, = ctx.saved_tensors
     # d/dx nansum = 1 where x is not NaN (x == x), 0 at the NaNs
     return sum_backward(grad, ctx.self_shape, ctx.dim, ctx.keepdim) * (self == self)
+
+
+nansum.jvp(FROM_BACKWARD)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -350,6 +366,9 @@ def _(ctx, grad):
     return _prod_safe_zeros_backward(grad, self.reshape(-1), 0).reshape(self.shape)
 
 
+prod_all.jvp(FROM_BACKWARD)
+
+
 @prod_dim.backward
 def _(ctx, grad):
     self, result = ctx.saved_tensors
@@ -361,6 +380,9 @@ def _(ctx, grad):
     if int((self == 0).sum().item()) == 0:
         return grad * (result / self)
     return _prod_safe_zeros_backward(grad, self, d)   # See Note [prod backward with zeros]
+
+
+prod_dim.jvp(FROM_BACKWARD)
 
 
 _PROD_SIGNATURES = ("Tensor input, *, torch.dtype dtype = None",

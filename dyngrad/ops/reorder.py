@@ -26,6 +26,7 @@ from .._utils import broadcast_shapes as _infer_size
 from . import shape as S
 from . import view_backward as _vb
 from ._registry import FUNCTIONS, METHODS, defop
+from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 from .creation import check_size, copy_with_strides, preserve_strides
 from .indexing import _index_select, masked_select
 
@@ -125,6 +126,9 @@ def _(ctx, grad):
     return _flip(grad, ctx.dims)
 
 
+_flip.jvp(AUTO_LINEAR)
+
+
 def flip(input, dims):
     """Reverse the order of the elements along each dim in ``dims`` (a copy)."""
     _check_tensor("flip", input)
@@ -179,6 +183,9 @@ def _(ctx, grad):
     return _roll(grad, tuple(-s for s in ctx.shifts), ctx.dims)
 
 
+_roll.jvp(AUTO_LINEAR)
+
+
 def _roll_args(shifts, dims, pos):
     shifts = _int_list("roll", "shifts", shifts, pos, allow_int=True)
     return shifts, () if dims is None else _int_list("roll", "dims", dims, pos + 1,
@@ -223,6 +230,9 @@ def _rot90(xp, self, k=1, dims=(0, 1)):
 @_rot90.backward
 def _(ctx, grad):
     return _rot90(grad, -ctx.k, ctx.dims)
+
+
+_rot90.jvp(FROM_BACKWARD)
 
 
 def _rot90_args(k, dims, pos):
@@ -276,6 +286,9 @@ def _(ctx, grad):
     if summed:
         grad = S.reshape(grad, tuple(split)).sum(tuple(summed))
     return grad
+
+
+_repeat.jvp(AUTO_LINEAR)
 
 
 def _repeat_method(self, *repeats, **kwargs):
@@ -602,6 +615,9 @@ def _(ctx, grad):
         row += m
         col += n
     return tuple(grads)
+
+
+_block_diag.jvp(AUTO_LINEAR)
 
 
 def block_diag(*tensors):

@@ -13,6 +13,8 @@ _selection.py.
 """
 from __future__ import annotations
 
+import math
+
 from .. import _dtypes as D
 from .. import return_types
 from .._promotion import Promote
@@ -21,6 +23,7 @@ from ..autograd import grad_mode as _gm
 from ..backends import numpy_backend as _npb
 from ._geometry import _numel
 from ._registry import FUNCTIONS, METHODS, defop
+from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 from ._selection import (check_no_grad_out, contiguous, gather_along, scalar_type_check,
                          scatter_grad, structured_out_check, wrap_plain, write_out, write_outs)
 from .linalg import cpp_type_name
@@ -80,6 +83,9 @@ def _(ctx, grad):
     return reversed_cumsum(grad, canonical_dim(ctx.dim, len(sizes)))
 
 
+_cumsum.jvp(AUTO_LINEAR)
+
+
 @defop("cumprod", node="CumprodBackward0", promote=Promote.SUM_TO_LONG, variants=(),
        scalars=(), saves=("self", "result"))
 def _cumprod(xp, self, dim, *, dtype=None):
@@ -106,6 +112,9 @@ def _(ctx, grad):
     if _gm._state.grad_enabled:
         return _cumprod_grad_with_zeros(grad, self, d)
     return _cumprod_grad_first_zero(grad, self, d, result, is_zero)
+
+
+_cumprod.jvp(FROM_BACKWARD)
 
 
 def _cumprod_grad_first_zero(grad, x, d, result, is_zero):
@@ -232,6 +241,21 @@ def _(ctx, grad):
         (reverse_lcse(log_neg - result) + self).exp()
 
 
+@_logcumsumexp.jvp
+def _(ctx, self_t):   # sum_{i<=j} t_i exp(x_i - result_j), summed in log space for stability
+    self, result = ctx.saved_tensors
+    if self.dim() == 0 or self_t.is_complex():
+        return self_t.clone() if self.dim() == 0 else FROM_BACKWARD(ctx, self_t)
+    d = canonical_dim(ctx.dim, self.dim())
+    where = FUNCTIONS["where"]
+    parts = []
+    for part in (where(self_t > 0, self_t, 0.0), where(self_t < 0, -self_t, 0.0)):
+        log_part = where(part > 0, part, 1.0).log()
+        log_part = where(part > 0, log_part, -math.inf)
+        parts.append((logcumsumexp(self + log_part, d) - result).exp())
+    return where(result == -math.inf, 0.0, parts[0] - parts[1])   # only -inf so far: 0
+
+
 def logcumsumexp(input, dim, *, out=None):
     """log(cumsum(exp(input))) along ``dim``, computed stably."""
     _require_tensor("logcumsumexp", input)
@@ -286,6 +310,8 @@ def _cum_extreme_op(name, node):
         if not self.numel():
             return grad
         return scatter_grad(grad, ctx.dim, indices, self.shape, accumulate=True)
+
+    kernel.jvp(AUTO_LINEAR)   # the tangent gathered at the running extremum's indices
 
     check = scalar_type_check(("expected scalar_type {want._legacy} but found {got._legacy}",
                                "expected scalar_type {want._legacy} but found {got._legacy}"))

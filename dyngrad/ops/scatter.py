@@ -15,6 +15,7 @@ from .._promotion import Promote
 from .._utils import broadcast_shapes, canonical_dim
 from ._geometry import _numel
 from ._registry import defop
+from ..autograd.forward_ad import AUTO_LINEAR
 from .view_backward import backward_only
 
 
@@ -52,6 +53,9 @@ def _(ctx, grad):
     return self_grad, source_grad
 
 
+_index_add.jvp(AUTO_LINEAR)
+
+
 def index_add(input, dim: int, index, source, *, alpha=1):
     """``input`` with ``alpha * source`` added at positions ``index`` along ``dim`` (a copy)."""
     return _index_add(input, source, index, dim, alpha)
@@ -82,6 +86,9 @@ def _(ctx, grad):
     if ctx.needs_input_grad[1]:
         source_grad = masked_scatter_backward(grad, mask, ctx.source_shape)
     return self_grad, source_grad
+
+
+masked_scatter.jvp(AUTO_LINEAR)
 
 
 @backward_only
@@ -135,4 +142,7 @@ def _(ctx, grad):
         from .indexing import take
         source_grad = take(grad, index).reshape(ctx.source_shape)
     return self_grad, source_grad
+
+
+put.jvp(AUTO_LINEAR)
 

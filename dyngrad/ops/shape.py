@@ -29,6 +29,7 @@ from ._geometry import (  # noqa: F401  (geometry as ATen computes it; see _geom
     is_non_overlapping_and_dense, memory_format_strides, storage_extent,
 )
 from ._registry import FUNCTIONS, METHODS, defop
+from ..autograd.forward_ad import AUTO_LINEAR
 
 _Tensor = None
 
@@ -98,6 +99,9 @@ def _(ctx, grad):
     return reshape(grad, ctx.self_shape)
 
 
+_view.jvp(AUTO_LINEAR)
+
+
 @defop("alias", node="AliasBackward0", view=True, variants=())
 def alias(geom):
     return geom
@@ -106,6 +110,9 @@ def alias(geom):
 @alias.backward
 def _(ctx, grad):
     return grad
+
+
+alias.jvp(AUTO_LINEAR)
 
 
 @defop("_unsafe_view", node="UnsafeViewBackward0", promote=Promote.NONE, variants=())
@@ -122,6 +129,9 @@ def _(ctx, grad):
     return reshape(grad, ctx.self_shape)
 
 
+_unsafe_view.jvp(AUTO_LINEAR)
+
+
 @defop("_reshape_alias", node="ReshapeAliasBackward0", view=True, variants=())
 def _reshape_alias(geom, size, stride):
     """``reshape`` of a non-contiguous tensor that a view can serve (strides precomputed)."""
@@ -131,6 +141,9 @@ def _reshape_alias(geom, size, stride):
 @_reshape_alias.backward
 def _(ctx, grad):
     return reshape(grad, ctx.self_shape)
+
+
+_reshape_alias.jvp(AUTO_LINEAR)
 
 
 def _view_error_args(args):
@@ -276,6 +289,9 @@ def _(ctx, grad):
     return _transpose(grad, ctx.dim0, ctx.dim1)
 
 
+_transpose.jvp(AUTO_LINEAR)
+
+
 def transpose(input, dim0: int, dim1: int):
     """Swap dims ``dim0`` and ``dim1`` (a view)."""
     return _transpose(input, dim0, dim1)
@@ -307,6 +323,9 @@ def _(ctx, grad):
     return _t(grad)
 
 
+_t.jvp(AUTO_LINEAR)
+
+
 def t(input):
     """Transpose of a matrix; 0-d and 1-d tensors are returned as views of themselves."""
     return _t(input)
@@ -333,6 +352,9 @@ def _(ctx, grad):
     for i, d in enumerate(ctx.dims):
         inverse[canonical_dim(d, nd)] = i
     return _permute(grad, tuple(inverse))
+
+
+_permute.jvp(AUTO_LINEAR)
 
 
 def permute(input, *args, dims=None):
@@ -388,6 +410,9 @@ def _(ctx, grad):
     return sum_to_size(grad, ctx.self_shape)
 
 
+_expand.jvp(AUTO_LINEAR)
+
+
 def _type_name(t) -> str:
     """Tensor::toString(): the legacy type name, CPU<Name>Type for dtypes that have none."""
     legacy = t.dtype._legacy
@@ -428,6 +453,9 @@ def _(ctx, grad):
     return _unsqueeze_to(grad, ctx.self_shape)
 
 
+_squeeze_all.jvp(AUTO_LINEAR)
+
+
 @defop("squeeze.dim", node="SqueezeBackward1", view=True, variants=())
 def _squeeze_dim(geom, dim):
     shape, stride, offset = geom
@@ -442,6 +470,9 @@ def _(ctx, grad):
     return _unsqueeze_to(grad, ctx.self_shape, (ctx.dim,))
 
 
+_squeeze_dim.jvp(AUTO_LINEAR)
+
+
 @defop("squeeze.dims", node="SqueezeBackward2", view=True, variants=())
 def _squeeze_dims(geom, dim):
     shape, stride, offset = geom
@@ -453,6 +484,9 @@ def _squeeze_dims(geom, dim):
 @_squeeze_dims.backward
 def _(ctx, grad):
     return _unsqueeze_to(grad, ctx.self_shape, ctx.dim)
+
+
+_squeeze_dims.jvp(AUTO_LINEAR)
 
 
 def squeeze(input, dim=None):
@@ -476,6 +510,9 @@ def _unsqueeze(geom, dim):
 @_unsqueeze.backward
 def _(ctx, grad):
     return _squeeze_dim(grad, ctx.dim)
+
+
+_unsqueeze.jvp(AUTO_LINEAR)
 
 
 def unsqueeze(input, dim: int):
@@ -507,6 +544,9 @@ def _select(geom, dim, index):
 @_select.backward
 def _(ctx, grad):
     return _vb.select_backward(grad, ctx.self_shape, ctx.dim, ctx.index)
+
+
+_select.jvp(AUTO_LINEAR)
 
 
 def select(input, dim: int, index: int):
@@ -544,6 +584,9 @@ def _slice(geom, dim=0, start=None, end=None, step=1):
 @_slice.backward
 def _(ctx, grad):
     return _vb.slice_backward(grad, ctx.self_shape, ctx.dim, ctx.start, ctx.end, ctx.step)
+
+
+_slice.jvp(AUTO_LINEAR)
 
 
 def narrow(input, dim: int, start, length: int):
@@ -592,6 +635,9 @@ def _(ctx, grad):
     return _vb.diagonal_backward(grad, ctx.self_shape, ctx.offset, ctx.dim1, ctx.dim2)
 
 
+_diagonal.jvp(AUTO_LINEAR)
+
+
 def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):
     """The diagonal of the (dim1, dim2) planes, as a new last dim (a view)."""
     return _diagonal(input, offset, dim1, dim2)
@@ -623,6 +669,9 @@ def _(ctx, grad):
     return _vb.unfold_backward(grad, ctx.self_shape, ctx.dimension, ctx.size, ctx.step)
 
 
+_unfold.jvp(AUTO_LINEAR)
+
+
 def unfold(self, dimension: int, size: int, step: int):
     """Windows of ``size`` every ``step`` along ``dimension``, as a new last dim (a view)."""
     return _unfold(self, dimension, size, step)
@@ -639,6 +688,9 @@ def _(ctx, grad):
     # See Note [as_strided backward] in view_backward.py
     return _vb.as_strided_backward(grad, ctx.self_geometry, ctx.size, ctx.stride,
                                    ctx.storage_offset)
+
+
+_as_strided.jvp(AUTO_LINEAR)
 
 
 def _as_strided_args(input, size, stride, storage_offset):
@@ -701,6 +753,9 @@ def _clone(xp, self, *, memory_format=None):
 @_clone.backward
 def _(ctx, grad):
     return grad
+
+
+_clone.jvp(AUTO_LINEAR)
 
 
 def clone(input, *, memory_format=None):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..backends import numpy_backend as _npb
 from ._geometry import memory_format_strides, storage_extent
 from ._registry import METHODS, _record, defop
+from ..autograd.forward_ad import AUTO_LINEAR, restride_tangent
 from ..autograd.views import check_inplace_view
 from .shape import (_as_strided, _as_strided_args, _int_tuple, _squeeze_all, _squeeze_dim,
                     _squeeze_dims, _t, _t_geom, _transpose, _unsqueeze)
@@ -41,6 +42,8 @@ def _restride_(self, spec, *args):
         self._output_nr = 0
         if self._base is not None:   # the new node is current (autograd/views.py)
             self._view_version = st.version
+    if self._fw_grad is not None:   # the tangent takes the same geometry (forward_ad.py)
+        restride_tangent(self, spec, args)
     return self
 
 
@@ -48,6 +51,7 @@ def _inplace_view(name, node, of):
     """The in-place twin of the view op `of`: same geometry kernel, same formula, own node."""
     spec = defop(name, node=node, view=True, variants=())(of.kernel)
     spec.backward(of.backward_fn)
+    spec.jvp(of.jvp_fn)
     return spec
 
 
@@ -57,6 +61,7 @@ def _t_inplace(geom):
 
 
 _t_inplace.backward(_t.backward_fn)
+_t_inplace.jvp(AUTO_LINEAR)
 _transpose_inplace = _inplace_view("transpose_", "TransposeBackward1", _transpose)
 _squeeze_all_inplace = _inplace_view("squeeze_", "SqueezeBackward3", _squeeze_all)
 _squeeze_dim_inplace = _inplace_view("squeeze_.dim", "SqueezeBackward4", _squeeze_dim)

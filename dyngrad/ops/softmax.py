@@ -51,6 +51,12 @@ def _(ctx, grad):
     return _softmax_backward_data(grad, result, ctx.dim)
 
 
+@_softmax.jvp
+def _(ctx, self_t):   # y * (t - sum(y t))
+    result, = ctx.saved_tensors
+    return result * (self_t - (result * self_t).sum(ctx.dim, True))
+
+
 @defop("_log_softmax", node="LogSoftmaxBackward0", promote=Promote.NONE, variants=(),
        saves=("result",), scalars=())
 def _log_softmax(xp, self, dim, half_to_float=False):
@@ -67,6 +73,12 @@ def _log_softmax(xp, self, dim, half_to_float=False):
 def _(ctx, grad):
     result, = ctx.saved_tensors
     return _log_softmax_backward_data(grad, result, ctx.dim)
+
+
+@_log_softmax.jvp
+def _(ctx, self_t):   # t - sum(softmax * t)
+    result, = ctx.saved_tensors
+    return self_t - (result.exp() * self_t).sum(ctx.dim, True)
 
 
 # -- the backward primitives -----------------------------------------------------------------------
@@ -128,6 +140,7 @@ def _(ctx, grad):
 for _spec in (_softmax_backward_data, _log_softmax_backward_data):   # backward-only primitives
     if OPS.get(_spec.name) is _spec:
         del OPS[_spec.name]
+
 
 
 _NO_DIM = object()

@@ -31,6 +31,7 @@ from ..backends import numpy_backend as _npb
 from . import _stl
 from ._geometry import infer_dense_strides, is_non_overlapping_and_dense
 from ._registry import FUNCTIONS, METHODS, defop
+from ..autograd.forward_ad import AUTO_LINEAR
 from .pointwise import _not_implemented, _require_tensor
 from ._selection import (check_no_grad_out, contiguous, fresh, gather_along, scalar_type_check,
                    scatter_grad, structured_out_check, wrap_plain, write_out, write_outs)
@@ -119,6 +120,7 @@ def _values_op(name, node, keepdim_of):
                      differentiable=("self",), saves=("indices",), variants=(),
                      scalars=())(fn)
         spec.backward(lambda ctx, grad: _select_backward(ctx, grad, keepdim_of(ctx)))
+        spec.jvp(AUTO_LINEAR)   # the tangent gathered at the indices
         return spec
     return deco
 
@@ -404,8 +406,20 @@ def _nanmedian_all(xp, self):
     return _median_all_kernel(xp, self, True)
 
 
+def _evenly_read_jvp(ctx, self_t):
+    """torch's evenly_read_jvp: the mean tangent of the elements equal to the result (NaN for
+    a NaN result, 0 for an empty input)."""
+    self, result = ctx.saved_tensors
+    if not self.numel():
+        return self_t.sum()
+    mask = self == result
+    return (self_t * mask).sum() / mask.sum()
+
+
 _median_all.backward(_evenly_distribute_backward)
+_median_all.jvp(_evenly_read_jvp)
 _nanmedian_all.backward(_evenly_distribute_backward)
+_nanmedian_all.jvp(_evenly_read_jvp)
 
 
 def _median_out_check(dtype):

@@ -12,6 +12,7 @@ from .. import _dtypes as D
 from .._utils import canonical_dim, contiguous_strides, shape_str
 from . import view_backward as _vb
 from ._registry import FUNCTIONS, METHODS, defop
+from ..autograd.forward_ad import AUTO_LINEAR
 from .shape import _int_tuple, _select_geom, _slice, _slice_geom, _tensor_cls
 
 
@@ -30,6 +31,9 @@ def _(ctx, *grads):
     d = canonical_dim(ctx.dim, len(shape))
     piece = shape[:d] + shape[d + 1:]
     return _vb.stack(_vb.with_zeros(grads, [piece] * shape[d]), d)
+
+
+_unbind.jvp(AUTO_LINEAR)
 
 
 def _pieces_backward(ctx, grads, kernel, *args):
@@ -69,6 +73,9 @@ def _(ctx, *grads):
     return _pieces_backward(ctx, grads, _split.kernel, ctx.split_size, ctx.dim)
 
 
+_split.jvp(AUTO_LINEAR)
+
+
 @defop("split_with_sizes", node="SplitWithSizesBackward0", view=True, variants=())
 def _split_with_sizes(geom, split_sizes, dim=0):
     shape, stride, offset = geom
@@ -93,6 +100,9 @@ def _split_with_sizes(geom, split_sizes, dim=0):
 @_split_with_sizes.backward
 def _(ctx, *grads):
     return _pieces_backward(ctx, grads, _split_with_sizes.kernel, ctx.split_sizes, ctx.dim)
+
+
+_split_with_sizes.jvp(AUTO_LINEAR)
 
 
 def split(tensor, split_size_or_sections=None, dim: int = 0, *, split_size=None):

@@ -124,10 +124,40 @@ def _(ctx, grad):
     return var_backward(grad, self, ctx.dim, ctx.correction, ctx.keepdim)
 
 
+def _var_tangent(ctx, self_t, var):
+    """sum(d var / dx * t): var_backward with a unit gradient, summed over the reduced dims
+    (inf / NaN with no degrees of freedom, as torch)."""
+    self = ctx.primals[0]
+    partial = var_backward(var.new_ones(var.shape), self, ctx.dim, ctx.correction, ctx.keepdim)
+    if not self.dim():
+        return partial * self_t
+    dim = ctx.dim
+    dims = list(range(self.dim())) if dim is None else ([dim] if isinstance(dim, int) else
+                                                        list(dim))
+    return (partial * self_t).sum(dims or list(range(self.dim())), ctx.keepdim)
+
+
+def _std_tangent(ctx, self_t, std):
+    return FUNCTIONS["where"](std == 0, 0.0, _var_tangent(ctx, self_t, std * std) / (2 * std))
+
+
+def _mean_tangent(ctx, self_t):
+    dim = ctx.dim
+    if dim is None or dim == () or dim == []:
+        return self_t.mean() if not ctx.keepdim else self_t.mean(list(range(self_t.dim())), True)
+    return self_t.mean(dim, ctx.keepdim)
+
+
+_var.jvp(lambda ctx, self_t: _var_tangent(ctx, self_t, ctx.result))
+
+
 @_std.backward
 def _(ctx, grad):
     self, result = ctx.saved_tensors
     return std_backward(result, grad, self, ctx.dim, ctx.correction, ctx.keepdim)
+
+
+_std.jvp(lambda ctx, self_t: _std_tangent(ctx, self_t, ctx.result))
 
 
 def _with_mean(ctx, gself, gmean):
@@ -145,12 +175,20 @@ def _(ctx, gvar=None, gmean=None):
     return _with_mean(ctx, gself, gmean)
 
 
+_var_mean.jvp(lambda ctx, self_t: (_var_tangent(ctx, self_t, ctx.result[0]),
+                                   _mean_tangent(ctx, self_t)))
+
+
 @_std_mean.backward
 def _(ctx, gstd=None, gmean=None):
     self, std = ctx.saved_tensors
     gself = None if gstd is None else std_backward(std, gstd, self, ctx.dim, ctx.correction,
                                                    ctx.keepdim)
     return _with_mean(ctx, gself, gmean)
+
+
+_std_mean.jvp(lambda ctx, self_t: (_std_tangent(ctx, self_t, ctx.result[0]),
+                                   _mean_tangent(ctx, self_t)))
 
 
 _SIGNATURES = ("Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False{}",
@@ -244,6 +282,18 @@ def _(ctx, grad):
         grad = unsqueeze_multiple(grad, ctx.dim, self.dim())
         result = unsqueeze_multiple(result, ctx.dim, self.dim())
     return grad * (self - result).exp()   # d/dx logsumexp = softmax
+
+
+@logsumexp.jvp
+def _(ctx, self_t):   # sum(softmax * t)
+    self, result = ctx.saved_tensors
+    if not self.numel():
+        return result * 0   # -inf * 0: NaN, as torch
+    if self.dim() == 0:
+        return self_t * (self - result).exp()
+    if not ctx.keepdim:
+        result = unsqueeze_multiple(result, ctx.dim, self.dim())
+    return ((self - result).exp() * self_t).sum(ctx.dim, ctx.keepdim)
 
 
 FUNCTIONS["special.logsumexp"] = logsumexp

@@ -19,6 +19,7 @@ import math
 from .._promotion import Promote
 from ..backends import special_math as _sm
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
+from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD, fw_not_implemented
 from .creation import zeros_like
 from .pointwise import ALL, _call, _not_implemented, _tensor_cls, exp, where_self
 
@@ -58,6 +59,9 @@ def _(ctx, grad):
     return grad * result * LN2
 
 
+exp2.jvp(AUTO_ELEMENT_WISE)
+
+
 @_unary("expm1", "Expm1Backward0", saves=("result",))
 def expm1(xp, self):
     return xp.expm1(self)
@@ -67,6 +71,9 @@ def expm1(xp, self):
 def _(ctx, grad):
     result, = ctx.saved_tensors
     return grad * (result + 1)
+
+
+expm1.jvp(AUTO_ELEMENT_WISE)
 
 
 @_unary("log2", "Log2Backward0", saves=("self",))
@@ -80,6 +87,9 @@ def _(ctx, grad):
     return grad / (self * LN2)
 
 
+log2.jvp(AUTO_ELEMENT_WISE)
+
+
 @_unary("log10", "Log10Backward0", saves=("self",))
 def log10(xp, self):
     return xp.log10(self)
@@ -89,6 +99,9 @@ def log10(xp, self):
 def _(ctx, grad):
     self, = ctx.saved_tensors
     return grad / (self * LN10)
+
+
+log10.jvp(AUTO_ELEMENT_WISE)
 
 
 @_unary("log1p", "Log1PBackward0", saves=("self",))
@@ -102,6 +115,9 @@ def _(ctx, grad):
     return grad / (self + 1)       # inf at -1, as torch
 
 
+log1p.jvp(AUTO_ELEMENT_WISE)
+
+
 @_unary("rsqrt", "RsqrtBackward0", saves=("result",))
 def rsqrt(xp, self):
     return xp.reciprocal(xp.sqrt(self))      # -inf at -0.0, as torch
@@ -111,6 +127,9 @@ def rsqrt(xp, self):
 def _(ctx, grad):
     result, = ctx.saved_tensors
     return -0.5 * grad * result ** 3
+
+
+rsqrt.jvp(AUTO_ELEMENT_WISE)
 
 
 # -- trigonometric -----------------------------------------------------------------------------
@@ -125,6 +144,9 @@ def _(ctx, grad):
     return grad * cos(self)
 
 
+sin.jvp(AUTO_ELEMENT_WISE)
+
+
 @_unary("cos", "CosBackward0", saves=("self",))
 def cos(xp, self):
     return xp.cos(self)
@@ -134,6 +156,9 @@ def cos(xp, self):
 def _(ctx, grad):
     self, = ctx.saved_tensors
     return grad * -sin(self)
+
+
+cos.jvp(AUTO_ELEMENT_WISE)
 
 
 @_unary("tan", "TanBackward0", saves=("result",))
@@ -147,6 +172,9 @@ def _(ctx, grad):
     return grad * (1 + result * result)
 
 
+tan.jvp(AUTO_ELEMENT_WISE)
+
+
 @_unary("asin", "AsinBackward0", saves=("self",))
 def asin(xp, self):
     return xp.arcsin(self)
@@ -156,6 +184,9 @@ def asin(xp, self):
 def _(ctx, grad):
     self, = ctx.saved_tensors
     return grad * rsqrt(-self * self + 1)      # inf at +-1, as torch
+
+
+asin.jvp(AUTO_ELEMENT_WISE)
 
 
 @_unary("acos", "AcosBackward0", saves=("self",))
@@ -169,6 +200,9 @@ def _(ctx, grad):
     return grad * -rsqrt(-self * self + 1)
 
 
+acos.jvp(AUTO_ELEMENT_WISE)
+
+
 @_unary("atan", "AtanBackward0", saves=("self",))
 def atan(xp, self):
     return xp.arctan(self)
@@ -178,6 +212,9 @@ def atan(xp, self):
 def _(ctx, grad):
     self, = ctx.saved_tensors
     return grad / (self * self + 1)
+
+
+atan.jvp(AUTO_ELEMENT_WISE)
 
 
 # -- hyperbolic --------------------------------------------------------------------------------
@@ -192,6 +229,9 @@ def _(ctx, grad):
     return grad * cosh(self)
 
 
+sinh.jvp(AUTO_ELEMENT_WISE)
+
+
 @_unary("cosh", "CoshBackward0", saves=("self",))
 def cosh(xp, self):
     return xp.cosh(self)
@@ -201,6 +241,9 @@ def cosh(xp, self):
 def _(ctx, grad):
     self, = ctx.saved_tensors
     return grad * sinh(self)
+
+
+cosh.jvp(AUTO_ELEMENT_WISE)
 
 
 @_unary("tanh", "TanhBackward0", saves=("result",))
@@ -214,6 +257,9 @@ def _(ctx, grad):
     return grad * (1 - result * result)
 
 
+tanh.jvp(AUTO_ELEMENT_WISE)
+
+
 # Note [In-place inverse hyperbolics]
 # torch has no derivative for asinh_, acosh_ and atanh_ (derivatives.yaml: not_implemented):
 # the in-place forms record AsinhBackward1 & co., whose backward raises. They are primitives of
@@ -224,6 +270,7 @@ def _inverse_hyperbolic(name, ufunc_name, formula):
                                                                         "out"))(
         lambda xp, self: getattr(xp, ufunc_name)(self))
     op.backward(formula)
+    op.jvp(AUTO_ELEMENT_WISE)
     in_place = _unary(f"{name}_", f"{title}Backward1", variants=())(
         lambda xp, self: getattr(xp, ufunc_name)(self))
 
@@ -231,6 +278,8 @@ def _inverse_hyperbolic(name, ufunc_name, formula):
     def _(ctx, grad):
         raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not "
                                   "implemented.")
+
+    in_place.jvp(fw_not_implemented(f"{name}_", explicit=True))
 
     METHODS[name + "_"] = INPLACE[name + "_"] = in_place.call_inplace
     return op
@@ -269,6 +318,9 @@ def _(ctx, grad):
     return TWO_RSQRT_PI * exp(-(self * self)) * grad
 
 
+erf.jvp(AUTO_ELEMENT_WISE)
+
+
 @_unary("erfc", "ErfcBackward0", saves=("self",))
 def erfc(xp, self):
     _real_only("erfc_vml_cpu", self)
@@ -279,6 +331,9 @@ def erfc(xp, self):
 def _(ctx, grad):
     self, = ctx.saved_tensors
     return -TWO_RSQRT_PI * exp(-(self * self)) * grad
+
+
+erfc.jvp(AUTO_ELEMENT_WISE)
 
 
 @_unary("erfinv", "ErfinvBackward0", saves=("self",))
@@ -294,6 +349,9 @@ def _(ctx, grad):
     return (1.0 / TWO_RSQRT_PI) * exp(x * x) * grad   # sqrt(pi)/2 exp(erfinv(y)^2)
 
 
+erfinv.jvp(AUTO_ELEMENT_WISE)
+
+
 # -- gamma family ------------------------------------------------------------------------------
 @_unary("lgamma", "LgammaBackward0", saves=("self",))
 def lgamma(xp, self):
@@ -307,6 +365,9 @@ def _(ctx, grad):
     return grad * digamma(self)
 
 
+lgamma.jvp(AUTO_ELEMENT_WISE)
+
+
 @_unary("digamma", "DigammaBackward0", saves=("self",))
 def digamma(xp, self):
     _real_only("digamma", self)
@@ -317,6 +378,9 @@ def digamma(xp, self):
 def _(ctx, grad):
     self, = ctx.saved_tensors
     return grad * polygamma_op(self, 1)
+
+
+digamma.jvp(AUTO_ELEMENT_WISE)
 
 
 def _polygamma_kernel(xp, self, n):
@@ -338,7 +402,11 @@ def _(ctx, grad):
     return grad * polygamma_op(self, ctx.n + 1)
 
 
+polygamma_op.jvp(AUTO_ELEMENT_WISE)
+
+
 polygamma_inplace.backward(polygamma_op.backward_fn)
+polygamma_inplace.jvp(AUTO_ELEMENT_WISE)
 
 
 def _check_n(n):
@@ -383,6 +451,7 @@ def _rounding(name, ufunc_name, node, complex_message):
         return getattr(xp, ufunc_name)(self)
 
     op.backward(_zero_grad)
+    op.jvp(AUTO_ELEMENT_WISE)
     return op
 
 
@@ -410,6 +479,7 @@ def round_decimals(xp, self, *, decimals):
 
 
 round_decimals.backward(_zero_grad)
+round_decimals.jvp(AUTO_ELEMENT_WISE)
 
 _ROUND_OVERLOADS = ("(Tensor input, *, Tensor out = None)",
                     "(Tensor input, *, int decimals, Tensor out = None)")
@@ -459,6 +529,9 @@ def _(ctx, grad):
     return grad
 
 
+frac.jvp(AUTO_ELEMENT_WISE)
+
+
 # -- nan_to_num ----------------------------------------------------------------------------------
 @_unary("nan_to_num", "NanToNumBackward0", saves=("self",), promote=Promote.DEFAULT)
 def nan_to_num(xp, self, nan=None, posinf=None, neginf=None):
@@ -496,6 +569,9 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
 def _(ctx, grad):
     self, = ctx.saved_tensors
     return grad * isfinite(self)
+
+
+nan_to_num.jvp(AUTO_ELEMENT_WISE)
 
 
 # -- predicates: bool results, no graph ----------------------------------------------------------
@@ -574,6 +650,9 @@ def _(ctx, grad):
     return grad * PI_180
 
 
+deg2rad.jvp(AUTO_ELEMENT_WISE)
+
+
 @_unary("rad2deg", "Rad2DegBackward0")
 def rad2deg(xp, self):
     _no_complex_angles("rad2deg", self)
@@ -583,6 +662,9 @@ def rad2deg(xp, self):
 @rad2deg.backward
 def _(ctx, grad):
     return grad * D180_PI
+
+
+rad2deg.jvp(AUTO_ELEMENT_WISE)
 
 
 @_unary("sinc", "SincBackward0", saves=("self",))
@@ -599,6 +681,9 @@ def _(ctx, grad):
     denominator = self * self * math.pi
     out = grad * ((self_pi * cos(self_pi) - sin(self_pi)) / denominator)
     return where_self(denominator == 0.0, zeros_like(grad), out)   # sinc is flat at 0
+
+
+sinc.jvp(AUTO_ELEMENT_WISE)
 
 
 # angle promotes integers to float and gives complex numbers their real dtype: one primitive
@@ -620,7 +705,11 @@ def _(ctx, grad):
     return zeros_like(grad)
 
 
+angle_real.jvp(AUTO_ELEMENT_WISE)
+
+
 angle_complex.backward(_zero_grad)   # complex autograd is not supported
+angle_complex.jvp(FROM_BACKWARD)
 
 
 def angle(input, *, out=None):

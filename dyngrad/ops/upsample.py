@@ -18,6 +18,7 @@ from .._promotion import Promote
 from ..backends import pool_numpy as P
 from ._geometry import memory_format_strides
 from ._registry import FUNCTIONS, defop
+from ..autograd.forward_ad import AUTO_LINEAR
 from .creation import copy_with_strides, suggest_memory_format
 from .view_backward import backward_only
 
@@ -92,6 +93,9 @@ def _(ctx, grad):
                                          ctx.scales_w),)
 
 
+_upsample_nearest2d.jvp(AUTO_LINEAR)
+
+
 @defop("upsample_nearest2d_backward", node="UpsampleNearest2DBackwardBackward0",
        promote=Promote.NONE, variants=(), inputs=("grad_output",))
 def _upsample_nearest2d_backward(xp, grad_output, output_size, input_size, scales_h=None,
@@ -113,6 +117,9 @@ def _upsample_nearest1d(xp, self, output_size, scales=None):
 @_upsample_nearest1d.backward
 def _(ctx, grad):
     return (_upsample_nearest1d_backward(grad, ctx.output_size, ctx.self_shape, ctx.scales),)
+
+
+_upsample_nearest1d.jvp(AUTO_LINEAR)
 
 
 @defop("upsample_nearest1d_backward", node="UpsampleNearest1DBackwardBackward0",
@@ -167,6 +174,9 @@ def _(ctx, grad):
                                           ctx.align_corners, ctx.scales_h, ctx.scales_w),)
 
 
+_upsample_bilinear2d.jvp(AUTO_LINEAR)
+
+
 @defop("upsample_bilinear2d_backward", node="UpsampleBilinear2DBackwardBackward0",
        promote=Promote.NONE, variants=(), inputs=("grad_output",))
 def _upsample_bilinear2d_backward(xp, grad_output, output_size, input_size, align_corners,
@@ -192,6 +202,9 @@ def _upsample_linear1d(xp, self, output_size, align_corners, scales=None):
 def _(ctx, grad):
     return (_upsample_linear1d_backward(grad, ctx.output_size, ctx.self_shape,
                                         ctx.align_corners, ctx.scales),)
+
+
+_upsample_linear1d.jvp(AUTO_LINEAR)
 
 
 @defop("upsample_linear1d_backward", node="UpsampleLinear1DBackwardBackward0",
@@ -370,6 +383,9 @@ def _(ctx, grad):
     return (_pixel_unshuffle(grad, ctx.upscale_factor),)
 
 
+_pixel_shuffle.jvp(AUTO_LINEAR)
+
+
 @defop("pixel_unshuffle", node="PixelUnshuffleBackward0", promote=Promote.NONE,
        variants=("function",))
 def _pixel_unshuffle(xp, self, downscale_factor):
@@ -381,6 +397,9 @@ def _pixel_unshuffle(xp, self, downscale_factor):
 @_pixel_unshuffle.backward
 def _(ctx, grad):
     return (_pixel_shuffle(grad, ctx.downscale_factor),)
+
+
+_pixel_unshuffle.jvp(AUTO_LINEAR)
 
 
 FUNCTIONS.update({

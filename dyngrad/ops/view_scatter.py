@@ -20,6 +20,7 @@ from .._utils import shape_str
 from ..backends import numpy_backend as _npb
 from . import shape as S
 from ._registry import FUNCTIONS, METHODS, defop
+from ..autograd.forward_ad import AUTO_LINEAR
 from .gather_scatter import no_complex_autograd
 from .creation import cast_array
 
@@ -59,6 +60,9 @@ def _(ctx, grad):
             S._select(grad, ctx.dim, ctx.index) if need_src else None)
 
 
+_select_scatter.jvp(AUTO_LINEAR)
+
+
 @defop("slice_scatter", node="SliceScatterBackward0", promote=Promote.NONE,
        inputs=("self", "src"), variants=(), scalars=())
 def _slice_scatter(xp, self, src, dim=0, start=None, end=None, step=1):
@@ -71,6 +75,9 @@ def _(ctx, grad):
     geometry = (ctx.dim, ctx.start, ctx.end, ctx.step)
     return (_slice_scatter(grad, grad.new_zeros(ctx.src_shape), *geometry) if need_self else None,
             S._slice(grad, *geometry) if need_src else None)
+
+
+_slice_scatter.jvp(AUTO_LINEAR)
 
 
 @defop("diagonal_scatter", node="DiagonalScatterBackward0", promote=Promote.NONE,
@@ -86,6 +93,9 @@ def _(ctx, grad):
     return (diagonal_scatter(grad, grad.new_zeros(ctx.src_shape), *geometry)
             if need_self else None,
             S._diagonal(grad, *geometry) if need_src else None)
+
+
+diagonal_scatter.jvp(AUTO_LINEAR)
 
 
 # torch cannot differentiate these two on complex outputs (diagonal_scatter it can)

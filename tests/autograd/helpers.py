@@ -7,6 +7,7 @@ import warnings
 import torch
 
 import dyngrad
+from compare import torch_part
 
 _ADDR = re.compile(r" at 0x[0-9a-f]+")
 
@@ -20,8 +21,8 @@ def run_printing(fn, lib):
             fn(lib)
             err = None
         except Exception as e:  # noqa: BLE001 -- compared against torch's below
-            err = (type(e).__name__, str(e))
-    text = _ADDR.sub(" at 0x…", buf.getvalue())
+            err = (type(e).__name__, torch_part(str(e)))
+    text = _ADDR.sub(" at 0x…", torch_part(buf.getvalue()))
     return text, err, [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
 
 

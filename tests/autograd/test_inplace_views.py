@@ -14,6 +14,7 @@ import torch
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import dyngrad
+from compare import torch_part
 
 from .helpers import assert_prints_like_torch
 
@@ -36,7 +37,7 @@ def outcome(fn, lib):
     try:
         return ("ok", fn(lib))
     except Exception as e:  # noqa: BLE001 -- compared with torch's
-        return ("error", type(e).__name__, str(e))
+        return ("error", type(e).__name__, torch_part(str(e)))
 
 
 def assert_same(fn):

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 import dyngrad
+from compare import torch_part
 
 LIBS = [torch, dyngrad]
 
@@ -174,7 +175,7 @@ def _error(fn):
     try:
         fn()
     except Exception as e:  # noqa: BLE001 -- compared against torch's below
-        return type(e).__name__, str(e)
+        return type(e).__name__, torch_part(str(e))
     return None
 
 

@@ -10,7 +10,9 @@ from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Ha
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss,
                    HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss,
                    MSELoss, NLLLoss, NLLLoss2d, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss,
-                   TripletMarginLoss)
+                   TripletMarginLoss, GaussianNLLLoss, MultiLabelMarginLoss,
+                   MultiLabelSoftMarginLoss, MultiMarginLoss, TripletMarginWithDistanceLoss,
+                   CTCLoss)
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
@@ -40,6 +42,8 @@ __all__ = [
     "L1Loss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "KLDivLoss", "MSELoss", "BCELoss",
     "BCEWithLogitsLoss", "HingeEmbeddingLoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss",
     "CrossEntropyLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "TripletMarginLoss",
+    "GaussianNLLLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+    "TripletMarginWithDistanceLoss", "CTCLoss",
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
     "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm",
     "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",

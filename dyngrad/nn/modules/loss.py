@@ -1,8 +1,4 @@
-"""Loss modules (torch.nn.modules.loss): each keeps its settings and calls nn.functional.
-
-The losses nn.functional has no kernel for yet (GaussianNLLLoss, MultiLabelMarginLoss,
-MultiLabelSoftMarginLoss, MultiMarginLoss, TripletMarginWithDistanceLoss, CTCLoss) are absent.
-"""
+"""Loss modules (torch.nn.modules.loss): each keeps its settings and calls nn.functional."""
 from __future__ import annotations
 
 import warnings
@@ -14,7 +10,8 @@ from .module import Module
 __all__ = ["L1Loss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "KLDivLoss", "MSELoss", "BCELoss",
            "BCEWithLogitsLoss", "HingeEmbeddingLoss", "SmoothL1Loss", "HuberLoss",
            "SoftMarginLoss", "CrossEntropyLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
-           "TripletMarginLoss"]
+           "TripletMarginLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss",
+           "MultiMarginLoss", "GaussianNLLLoss", "TripletMarginWithDistanceLoss", "CTCLoss"]
 
 
 def _legacy_reduction(size_average, reduce) -> str:
@@ -281,3 +278,118 @@ class TripletMarginLoss(_Loss):
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
                                      eps=self.eps, swap=self.swap, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    r"""Hinge loss between each listed class of a sample (a ``target`` row, ended by -1) and
+    every class not listed."""
+
+    __constants__ = ["reduction"]
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    r"""Per-class logistic loss averaged over the classes (one-vs-all, multi-label)."""
+
+    __constants__ = ["reduction"]
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
+                                             reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    r"""Multi-class hinge loss ``max(0, margin - x[y] + x[i]) ** p`` averaged over classes.
+
+    Args:
+        p (int): 1 or 2. Default: 1. margin (float): Default: 1.
+        weight (Tensor, optional): a 1-d per-class weight (a buffer).
+    """
+
+    __constants__ = ["p", "margin", "reduction"]
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                 size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError("MultiMarginLoss: expected weight to be None or 1D tensor, got "
+                             f"{weight.dim()}D instead")
+        self.p = p
+        self.margin = margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
+                                   weight=self.weight, reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    r"""Gaussian negative log likelihood of `target` given the mean `input` and variance `var`.
+
+    Args (keyword only):
+        full (bool): add the constant ``0.5 * log(2 pi)``. eps (float): the clamp of `var`.
+    """
+
+    __constants__ = ["full", "eps", "reduction"]
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6,
+                 reduction: str = "mean") -> None:
+        super().__init__(None, None, reduction)
+        self.full = full
+        self.eps = eps
+
+    def forward(self, input: Tensor, target: Tensor, var) -> Tensor:
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
+                                   reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    r"""``max(d(a, p) - d(a, n) + margin, 0)`` for a distance function ``d`` (default: a
+    :class:`PairwiseDistance` module, which shows in the repr)."""
+
+    __constants__ = ["margin", "swap", "reduction"]
+
+    def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean") -> None:
+        from .distance import PairwiseDistance
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        if margin <= 0:
+            raise ValueError("TripletMarginWithDistanceLoss: expected margin to be greater than "
+                             f"0, got {margin} instead")
+        self.distance_function = (distance_function if distance_function is not None
+                                  else PairwiseDistance())
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                   distance_function=self.distance_function,
+                                                   margin=self.margin, swap=self.swap,
+                                                   reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    r"""Connectionist temporal classification loss of target sequences given per-frame
+    log-probabilities ``(T, N, C)`` or ``(T, C)``.
+
+    Args:
+        blank (int): the blank label. Default: 0. reduction (str): 'mean' divides each loss by
+            its target length before averaging. zero_infinity (bool): zero infinite losses
+            (inputs too short to align) and their gradients.
+    """
+
+    __constants__ = ["blank", "reduction"]
+
+    def __init__(self, blank: int = 0, reduction: str = "mean",
+                 zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths,
+                target_lengths) -> Tensor:
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
