@@ -13,6 +13,9 @@ $(VENV)/.base: pyproject.toml
 
 $(VENV)/.test: $(VENV)/.base
 	$(PY) -m pip install -q -e '.[test]'
+	# tests/viz render with Graphviz's dot and open a page in headless Chromium (Debian, root)
+	command -v dot >/dev/null && test -x /usr/bin/chromium || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz chromium)
 	touch $@
 
 $(VENV)/.demo: $(VENV)/.base

@@ -38,6 +38,13 @@ def _as_tuple(x):
     return tuple(x)
 
 
+def _as_inputs(x):
+    """``inputs=`` as a tuple of tensors and GradientEdges (an edge alone is one input)."""
+    if isinstance(x, graph.GradientEdge):
+        return (x,)
+    return _as_tuple(x)
+
+
 def _make_grads(outputs, grads, is_grads_batched=False):
     """torch's _make_grads: default ones for scalars, shape checks for the rest."""
     from ..ops import creation
@@ -92,7 +99,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     from .engine import run_backward
     tensors = _as_tuple(tensors)
     if inputs is not None:
-        inputs = _as_tuple(inputs)
+        inputs = _as_inputs(inputs)
         if len(inputs) == 0:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grad_tensors = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
@@ -122,9 +129,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
-    inputs_t = _as_tuple(inputs)
+    inputs_t = _as_inputs(inputs)
     for i, t in enumerate(inputs_t):
-        if not t._requires_grad:
+        if isinstance(t, graph.GradientEdge):
+            if materialize_grads:
+                raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                                   "GradientEdge")
+        elif not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grad_outputs = _as_tuple(grad_outputs) if grad_outputs is not None \
         else (None,) * len(outputs)

@@ -27,7 +27,7 @@ import sys
 import threading
 
 from . import grad_mode as _gm
-from .graph import AccumulateGrad, OpNode, gradient_edge
+from .graph import AccumulateGrad, GradientEdge, OpNode, gradient_edge
 from .anomaly_mode import _state as _anomaly
 from .profiler import _state as _profiler
 
@@ -39,9 +39,11 @@ _accumulate_lock = threading.Lock()
 
 class _GraphTask(threading.local):
     """The backward running in this thread: its id (-1 outside backward) and whether it runs
-    every node (no ``inputs`` to capture), which reentrant checkpointing needs."""
+    every node (no ``inputs`` to capture), which reentrant checkpointing needs; `nodes`,
+    `visit` and `grad_leaves` answer will_execute_node (register_multi_grad_hook)."""
     id = -1
     can_checkpoint = True
+    nodes = visit = grad_leaves = None
 
 
 _task = _GraphTask()
@@ -51,6 +53,33 @@ _next_task_id = itertools.count().__next__
 def current_graph_task_id() -> int:
     """The id of the backward running in this thread (torch._C._current_graph_task_id)."""
     return _task.id
+
+
+def will_execute_node(node) -> bool:
+    """Whether the running backward will execute `node` (torch._C._will_engine_execute_node).
+
+    A node runs when it is reachable from the roots and, with ``inputs``, leads to one of them
+    or is where one is captured. Asked of the task at hand, never of the engine loop, so it
+    costs the hot path nothing.
+    """
+    if _task.id == -1:
+        raise RuntimeError("_get_should_execute_nodes should only be called during the "
+                           "backward pass")
+    if node not in _task.nodes:
+        return False
+    if _task.visit is None:
+        return True
+    if _task.grad_leaves is not None and node in _task.grad_leaves:
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
+                           "currently running autograd.grad(). This is currently not supported.")
+    return node in _task.visit
+
+
+def _input_edge(t):
+    """The (node, input_nr) where the gradient w.r.t. an ``inputs`` entry is captured."""
+    if type(t) is GradientEdge:
+        return (t.node, t.output_nr)
+    return gradient_edge(t)
 
 
 def is_checkpoint_valid() -> bool:
@@ -191,7 +220,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     if inputs is not None:
         captures = {}
         for i, t in enumerate(inputs):
-            captures.setdefault(gradient_edge(t), []).append(i)
+            captures.setdefault(_input_edge(t), []).append(i)
         must = _must_execute(root_nodes, captures)
         visit = must | {e[0] for e in captures}
     captured = [None] * (len(inputs) if inputs is not None else 0)
@@ -214,8 +243,11 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     pop, push = heapq.heappop, heapq.heappush
     owned = None if create_graph else set()   # see _add_to_buffer
     plain = captures is None   # no gradients to capture: the common case of _run_node applies
-    prev_task = _task.id, _task.can_checkpoint
-    _task.id, _task.can_checkpoint = _next_task_id(), plain
+    prev_task = _task.id, _task.can_checkpoint, _task.nodes, _task.visit, _task.grad_leaves
+    _task.id, _task.can_checkpoint, _task.nodes, _task.visit = _next_task_id(), plain, \
+        reachable, visit
+    _task.grad_leaves = None if accumulate or captures is None else \
+        {e[0] for e in captures if type(e[0]) is AccumulateGrad}
     run_node = _run_node
     if _anomaly.enabled or _profiler.active:   # every node takes _observed_run_node
         run_node, plain = _observed_run_node, False
@@ -259,12 +291,15 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
         raise
     finally:
         _state.grad_enabled = prev_grad_mode
-        _task.id, _task.can_checkpoint = prev_task
+        _task.id, _task.can_checkpoint, _task.nodes, _task.visit, _task.grad_leaves = prev_task
 
     if inputs is not None:
         if accumulate:   # backward(inputs=...): accumulate what was captured, leaf or not
             for t, g in zip(inputs, captured):
-                if not t.retains_grad:     # (retain_grad's hook has stored it already)
+                if type(t) is GradientEdge:   # only an edge into a leaf accumulates
+                    if type(t.node) is AccumulateGrad:
+                        accumulate_grad(t.node.variable, g)
+                elif not t.retains_grad:     # (retain_grad's hook has stored it already)
                     accumulate_grad(t, g)
         else:
             for i, t in enumerate(inputs):
@@ -307,7 +342,7 @@ def _run_node(fn, grads, captures, captured, must, retain_graph):
     # 1. tensor pre-hooks (Tensor.register_hook), then retain_grad
     if type(fn) is AccumulateGrad:
         hooks = getattr(fn.variable, "_backward_hooks", None)
-        if hooks:
+        if hooks and grads[0] is not None:   # (a pruned leaf gets no gradient, no hook call)
             for hook in tuple(hooks.values()):
                 r = hook(grads[0])
                 if r is not None:

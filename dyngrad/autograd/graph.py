@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
+from typing import NamedTuple
 
 from ..utils.hooks import RemovableHandle
 from .saved import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks  # noqa: F401
@@ -155,21 +156,17 @@ def gradient_edge(tensor):
     return (None, 0)   # (a view that requires grad only through its base has no accumulator)
 
 
-class GradientEdge(tuple):
-    """``torch.autograd.graph.GradientEdge(node, output_nr)``."""
+class GradientEdge(NamedTuple):
+    """``torch.autograd.graph.GradientEdge``: one input of a node, where a gradient flows in.
 
-    __slots__ = ()
+    ``autograd.grad`` and ``backward(inputs=)`` accept it in place of a tensor. (torch's
+    ``ownership_token`` keeps a C++ graph alive; our nodes are plain Python objects that
+    ``node`` already keeps alive, so the token stays None.)
+    """
 
-    def __new__(cls, node, output_nr):
-        return tuple.__new__(cls, (node, output_nr))
-
-    @property
-    def node(self):
-        return self[0]
-
-    @property
-    def output_nr(self):
-        return self[1]
+    node: Node
+    output_nr: int
+    ownership_token: Node = None
 
 
 def get_gradient_edge(tensor) -> GradientEdge:
@@ -211,6 +208,77 @@ def iter_graph(roots):
                 seen.add(nxt)
                 queue.append(nxt)
         yield node
+
+
+# ---------------------------------------------------------------------------------------------
+# register_multi_grad_hook
+# ---------------------------------------------------------------------------------------------
+class _MultiHandle(RemovableHandle):
+    """One handle for the hooks a multi-grad hook put on each tensor."""
+
+    def __init__(self, handles) -> None:
+        self.handles = tuple(handles)
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode: str = "all") -> RemovableHandle:
+    """Call `fn` once per backward when the gradients w.r.t. several tensors are computed.
+
+    ``mode="all"``: `fn(grads)` after the gradient of every tensor that this backward computes,
+    with None for the rest (tensors not in this graph, or not on the way to ``inputs=``).
+    ``mode="any"``: `fn(grad)` with the first of them to be computed.
+
+    Note [Multi-grad hooks]
+    ~~~~~~~~~~~~~~~~~~~~~~~
+    Each tensor gets an ordinary ``register_hook``. State is kept per backward, keyed by the
+    engine's graph task id, so two backwards (or two threads) never mix. In "all" mode the
+    first hook to fire asks the engine how many of the tensors' nodes will run in this task
+    (``engine.will_execute_node``): that is how many calls to wait for before calling `fn`.
+    """
+    from .engine import current_graph_task_id, will_execute_node
+    import threading
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    lock = threading.Lock()
+    if mode == "all":
+        nodes = [gradient_edge(t)[0] for t in tensors]
+        count, expected, buffers = {}, {}, {}
+
+        def make_hook(i):
+            def hook(grad):
+                task = current_graph_task_id()
+                with lock:
+                    seen = count.get(task, 0)
+                    count[task] = seen + 1
+                    if seen == 0:
+                        expected[task] = sum(map(will_execute_node, nodes))
+                        buffers[task] = [None] * len(nodes)
+                    buffers[task][i] = grad
+                    done = seen + 1 == expected[task]
+                    if done:
+                        grads = buffers.pop(task)
+                        del count[task], expected[task]
+                if done:
+                    fn(grads)
+            return hook
+
+        handles = [t.register_hook(make_hook(i)) for i, t in enumerate(tensors)]
+    else:
+        ran = set()   # graph tasks in which fn has run
+
+        def hook(grad):
+            task = current_graph_task_id()
+            with lock:
+                if task in ran:
+                    return
+                ran.add(task)
+            fn(grad)
+
+        handles = [t.register_hook(hook) for t in tensors if t.requires_grad]
+    return _MultiHandle(handles)
 
 
 class OpNode(Node):
@@ -314,3 +382,119 @@ def node_class(spec) -> type:
     cls = type(spec.node, (OpNode,), attrs)
     _NODE_CLASSES[spec.name] = cls
     return cls
+
+
+# ---------------------------------------------------------------------------------------------
+# allow_mutation_on_saved_tensors
+# ---------------------------------------------------------------------------------------------
+# Note [Mutating saved tensors]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Normally a node that saved `b` refuses to run once `b` was changed in place (its version
+# moved on). Inside ``allow_mutation_on_saved_tensors()``:
+#
+# 1. a saved_tensors_hooks pair packs each saved tensor as a small handle object and keeps the
+#    tensor itself in ``ctx.original[handle]``; it also notes which tensors were saved at each
+#    (data pointer, version), so an in-place write through another tensor object on the same
+#    memory (a detached alias, say) is seen too;
+# 2. the dispatcher calls ``_clone_before_write(target)`` before any in-place op (one flag
+#    test in ``_check_inplace_autograd`` while the context is off): every saved tensor living
+#    at the target's (data pointer, version) is cloned into ``ctx.cloned`` first;
+# 3. in backward the unpack hook returns the clone when there is one, else the original.
+#
+# Hooked saved tensors skip the version check, so backward sees the values as they were.
+# Everything is forgotten when the context exits: a backward after that fails, as in torch.
+
+_mutation_enabled = False   # inside an allow_mutation_on_saved_tensors block
+
+
+class _AllowMutationOnSavedContext:
+    """The state of one ``allow_mutation_on_saved_tensors`` block (returned by it)."""
+
+    def __init__(self) -> None:
+        self.cloned = weakref.WeakKeyDictionary()           # handle -> clone
+        self.original = weakref.WeakKeyDictionary()         # handle -> the saved tensor
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()  # (id, ptr, version) -> handle
+        self.sid_to_tid = {}                                # (ptr, version) -> {tid}
+
+    def clear(self) -> None:
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+
+class _Handle:
+    """What a saved tensor is packed into (weakly keyed: it dies with the node that saved it)."""
+
+
+_BACKWARD_OUTSIDE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' "
+                     "contextin which the graph was originally recorded.")   # torch's text
+
+
+def _mutation_hooks(ctx) -> saved_tensors_hooks:
+    def pack(tensor):
+        ptr, version = tensor.data_ptr(), tensor._version
+        tid = (id(tensor), ptr, version)
+        ctx.sid_to_tid.setdefault((ptr, version), set()).add(tid)
+        handle = ctx.tid_to_weakhandle.get(tid)
+        if handle is None:   # (the same tensor at the same version shares one handle)
+            handle = _Handle()
+            ctx.tid_to_weakhandle[tid] = handle
+            ctx.original[handle] = tensor
+        return handle
+
+    def unpack(handle):
+        if not _mutation_enabled:
+            raise AssertionError(_BACKWARD_OUTSIDE)
+        if handle in ctx.cloned:
+            return ctx.cloned[handle]
+        if handle not in ctx.original:
+            raise AssertionError(_BACKWARD_OUTSIDE)
+        return ctx.original[handle]
+
+    return saved_tensors_hooks(pack, unpack)
+
+
+def _clone_before_write(ctx, target) -> None:
+    """Called by the dispatcher before an in-place op writes into `target`."""
+    tids = ctx.sid_to_tid.get((target.data_ptr(), target._version))
+    if not tids:
+        return
+    from .grad_mode import no_grad
+    for tid in tids:
+        handle = ctx.tid_to_weakhandle.get(tid)
+        if handle is None or handle in ctx.cloned:   # freed by a backward, or cloned already
+            continue
+        with no_grad():
+            ctx.cloned[handle] = ctx.original.pop(handle).detach().clone()
+
+
+class allow_mutation_on_saved_tensors:
+    """Allow in-place changes to tensors saved for backward: they are cloned before the change
+    (Note [Mutating saved tensors]). Run forward and backward inside the same block; entering
+    returns the block's state object."""
+
+    def __enter__(self) -> _AllowMutationOnSavedContext:
+        global _mutation_enabled
+        from functools import partial
+        from ..ops import _registry
+        self.ctx = ctx = _AllowMutationOnSavedContext()
+        self.hooks = _mutation_hooks(ctx)
+        self.hooks.__enter__()
+        self.prev_write_hook = _registry._before_inplace_write
+        _registry._before_inplace_write = partial(_clone_before_write, ctx)
+        if _mutation_enabled:
+            # as in torch, the refused inner block still turns the flag off on its way out:
+            # the outer block's graph can no longer run backward
+            self.__exit__(None, None, None)
+            raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        _mutation_enabled = True
+        return ctx
+
+    def __exit__(self, *exc) -> None:
+        global _mutation_enabled
+        from ..ops import _registry
+        self.ctx.clear()
+        _mutation_enabled = False
+        _registry._before_inplace_write = self.prev_write_hook
+        self.hooks.__exit__(*exc)

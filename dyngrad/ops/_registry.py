@@ -43,6 +43,7 @@ from ..backends import numpy_backend as _npb
 
 _grad_state = _gm._state
 _fw_state = _fwad._state   # Note [Forward AD in the dispatcher]
+_before_inplace_write = None   # set inside allow_mutation_on_saved_tensors (autograd/graph.py)
 _ndarray = _npb.ndarray
 _asarray = _npb.xp.asarray
 _xp = _npb.xp
@@ -761,6 +762,8 @@ def _check_inplace_autograd(spec, target, inputs) -> None:
                            "allowed.You can make a clone to get a normal tensor before doing "
                            "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
                            "details.")
+    if _before_inplace_write is not None:   # Note [Mutating saved tensors] in autograd/graph.py
+        _before_inplace_write(target)
     if not _grad_state.grad_enabled or not _requires_grad(inputs):
         return
     if target._base is not None and spec.node_cls is not None:
