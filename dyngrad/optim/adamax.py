@@ -62,20 +62,10 @@ class Adamax(Optimizer):
         """Perform one optimization step; ``closure`` recomputes and returns the loss."""
         loss = self._evaluate_closure(closure)
         for group in self.param_groups:
-            params, grads, exp_avgs, exp_infs, steps = [], [], [], [], []
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                params.append(p)
-                grads.append(p.grad)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _new_step(group, p)
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_inf"] = zeros_like(p)
-                exp_avgs.append(state["exp_avg"])
-                exp_infs.append(state["exp_inf"])
-                steps.append(state["step"])
+            params, grads, exp_avgs, exp_infs, steps = self._gather(
+                group, lambda p: {"step": _new_step(group, p), "exp_avg": zeros_like(p),
+                                  "exp_inf": zeros_like(p)},
+                ("exp_avg", "exp_inf", "step"))
             beta1, beta2 = group["betas"]
             adamax(params, grads, exp_avgs, exp_infs, steps, eps=group["eps"], beta1=beta1,
                    beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"],

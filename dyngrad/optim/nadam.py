@@ -71,22 +71,11 @@ class NAdam(Optimizer):
         """Perform one optimization step; ``closure`` recomputes and returns the loss."""
         loss = self._evaluate_closure(closure)
         for group in self.param_groups:
-            params, grads, exp_avgs, exp_avg_sqs, mu_products, steps = [], [], [], [], [], []
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                params.append(p)
-                grads.append(p.grad)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _new_step(group, p)
-                    state["mu_product"] = tensor(1.0, dtype=_get_scalar_dtype())
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_avg_sq"] = zeros_like(p)
-                exp_avgs.append(state["exp_avg"])
-                exp_avg_sqs.append(state["exp_avg_sq"])
-                mu_products.append(state["mu_product"])
-                steps.append(state["step"])
+            params, grads, exp_avgs, exp_avg_sqs, mu_products, steps = self._gather(
+                group, lambda p: {"step": _new_step(group, p),
+                                  "mu_product": tensor(1.0, dtype=_get_scalar_dtype()),
+                                  "exp_avg": zeros_like(p), "exp_avg_sq": zeros_like(p)},
+                ("exp_avg", "exp_avg_sq", "mu_product", "step"))
             beta1, beta2 = group["betas"]
             nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, beta1=beta1,
                   beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"],

@@ -331,6 +331,18 @@ class Optimizer:
         """Update the parameters once (each optimizer implements it)."""
         raise NotImplementedError
 
+    def _gather(self, group, init, keys):
+        """The group's parameters that have a gradient, their gradients, and one list per state
+        name in ``keys``. ``init(p)`` gives a new parameter's state (a dict, in torch's key
+        order, which ``state_dict`` keeps)."""
+        params = [p for p in group["params"] if p.grad is not None]
+        for p in params:
+            state = self.state[p]
+            if len(state) == 0:
+                state.update(init(p))
+        return (params, [p.grad for p in params],
+                *([self.state[p][k] for p in params] for k in keys))
+
     @staticmethod
     def _evaluate_closure(closure):
         """Run ``closure`` (which recomputes the loss and calls backward) with grad enabled."""

@@ -64,20 +64,10 @@ class RAdam(Optimizer):
         """Perform one optimization step; ``closure`` recomputes and returns the loss."""
         loss = self._evaluate_closure(closure)
         for group in self.param_groups:
-            params, grads, exp_avgs, exp_avg_sqs, steps = [], [], [], [], []
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                params.append(p)
-                grads.append(p.grad)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _new_step(group, p)
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_avg_sq"] = zeros_like(p)
-                exp_avgs.append(state["exp_avg"])
-                exp_avg_sqs.append(state["exp_avg_sq"])
-                steps.append(state["step"])
+            params, grads, exp_avgs, exp_avg_sqs, steps = self._gather(
+                group, lambda p: {"step": _new_step(group, p), "exp_avg": zeros_like(p),
+                                  "exp_avg_sq": zeros_like(p)},
+                ("exp_avg", "exp_avg_sq", "step"))
             beta1, beta2 = group["betas"]
             radam(params, grads, exp_avgs, exp_avg_sqs, steps, beta1=beta1, beta2=beta2,
                   lr=group["lr"], weight_decay=group["weight_decay"], eps=group["eps"],
