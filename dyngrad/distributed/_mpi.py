@@ -11,7 +11,10 @@ operation here.
 """
 from __future__ import annotations
 
+import os
 import sys
+import time
+import traceback
 
 import numpy as np
 
@@ -184,13 +187,21 @@ def world():
         previous = sys.excepthook
 
         def abort_on_error(exc_type, exc, tb):
-            previous(exc_type, exc, tb)
             if issubclass(exc_type, KeyboardInterrupt) or comm.Get_size() == 1:
-                return
-            sys.stderr.write(f"dyngrad.distributed: rank {comm.Get_rank()} raised "
-                             f"{exc_type.__name__}; aborting all {comm.Get_size()} ranks "
-                             "(MPI_Abort)\n")
-            sys.stderr.flush()
+                return previous(exc_type, exc, tb)
+            note = (f"dyngrad.distributed: rank {comm.Get_rank()} raised {exc_type.__name__}; "
+                    f"aborting all {comm.Get_size()} ranks (MPI_Abort)\n")
+            if previous is sys.__excepthook__:
+                # one write for the whole report: mpiexec forwards each rank's stderr in the
+                # chunks it was written in and may kill the job between two of them
+                text = "".join(traceback.format_exception(exc_type, exc, tb)) + note
+                sys.stderr.flush()
+                os.write(sys.stderr.fileno(), text.encode(errors="replace"))
+            else:
+                previous(exc_type, exc, tb)
+                sys.stderr.write(note)
+                sys.stderr.flush()
+            time.sleep(0.2)     # let mpiexec forward the report before it kills every rank
             comm.Abort(1)
         abort_on_error._dyngrad_abort = True
         sys.excepthook = abort_on_error
