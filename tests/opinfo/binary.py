@@ -251,7 +251,10 @@ def _ldexp_samples(dtype, rng):
 
     out = [SampleInput(x(), e()), SampleInput(x(), e((4,), "int32")), SampleInput(x(()), e()),
            SampleInput(x(), e((), "int8")), SampleInput(x((0, 4)), e((4,))),
-           SampleInput(x(), e(d="uint8", low=0)), SampleInput(x(), e(d="float32")),
+           SampleInput(x(), e(d="uint8", low=0)),
+           # a float32 exponent takes torch's float32 pow, whose last bit differs between its
+           # AVX2 and AVX-512 kernels: integral values keep 2 ** e exact on every CPU
+           SampleInput(x(), np.round(e(d="float32")), desc="integral float32 exponent"),
            SampleInput(x(), e(d="float64", low=-2, high=2)), SampleInput(x(), e((), "float64")),
            SampleInput(x(), e(d="bool"), desc="bool exponent"),
            SampleInput(x(), e((), "bool"), desc="bool exponent")]
