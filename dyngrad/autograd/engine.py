@@ -125,17 +125,20 @@ def _grad_for_leaf(variable, grad):
     """A detached gradient with the leaf's strides that nobody else holds (the layout contract).
 
     `grad` is taken as it is when it already has that layout and only the engine refers to it
-    (a fresh result, not a view); otherwise it is copied.
+    (a fresh result), or its memory is when it is a view that nothing else can reach (Note
+    [Stealing a gradient that is a view]); otherwise it is copied.
     """
-    from .._layout import _dense
     v = variable._data
     g = grad._data
-    want_strides = v.strides if _dense(v.shape, [s // v.itemsize for s in v.strides]) \
-        else None
-    if (grad.grad_fn is None and getattr(grad, "_base", None) is None and grad._storage is None
-            and sys.getrefcount(grad) <= _STEAL_REFS and g.dtype == v.dtype
+    want_strides = None if v.flags.c_contiguous else _dense_strides(v)
+    if (grad.grad_fn is None and sys.getrefcount(grad) <= _STEAL_REFS and g.dtype == v.dtype
             and (want_strides is None and g.flags.c_contiguous or g.strides == want_strides)):
-        return grad
+        if getattr(grad, "_base", None) is None:
+            if grad._storage is None:
+                return grad
+        elif _only_view_of_its_memory(grad):
+            from .._tensor import _wrap
+            return _wrap(g)      # the same memory, as a tensor of its own (not a view)
     from .._tensor import _wrap
     from ..backends import numpy_backend as npb
     if want_strides is None or v.flags.c_contiguous:
@@ -144,6 +147,43 @@ def _grad_for_leaf(variable, grad):
                       tuple(s // v.itemsize for s in want_strides), 0)
     out[...] = g
     return _wrap(out)
+
+
+def _dense_strides(v):
+    """`v`'s byte strides when it is dense (non-overlapping, no gaps), else None."""
+    from .._layout import _dense
+    return v.strides if _dense(v.shape, [s // v.itemsize for s in v.strides]) else None
+
+
+def _only_view_of_its_memory(grad) -> bool:
+    """True when the view `grad` is the last thing that reaches its memory, so a leaf can keep
+    that memory as its ``.grad`` instead of a copy.
+
+    Note [Stealing a gradient that is a view]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    A linear layer's weight gradient arrives as ``t(t(mm result))`` and a bias gradient as a
+    view of its sum (as in torch, whose AccumulateGrad steals such a gradient whenever the view
+    itself has no other owner). Copying them costs a pass over every parameter per step. The
+    memory is free to take when nobody else can reach it: the view's base is held by nothing
+    but the view, the Storage they share by nothing but the two of them, and the NumPy array
+    owning the memory by nothing but the base, the Storage's flat buffer and the view's array
+    (any other NumPy view, alias or exported buffer of that memory holds the owner too, and
+    shows up in its reference count). Anything else — an intermediate view still alive, a
+    saved tensor, a ``detach()`` alias, a user's reference — makes the counts higher and the
+    gradient is copied, as before.
+    """
+    base = grad._base
+    st = grad._storage
+    owner = base._data
+    if (base._base is not None or st is None or st is not base._storage
+            or owner.base is not None):
+        return False
+    buffer = st.buffer
+    g = grad._data
+    # sys.getrefcount counts its own argument: +1 in each expected total below
+    held = 3 + (buffer.base is owner) + (g.base is owner)
+    return (sys.getrefcount(base) == 3 and sys.getrefcount(st) == 4
+            and sys.getrefcount(owner) == held)
 
 
 # References to a gradient that only the engine holds, as seen by sys.getrefcount inside
@@ -264,6 +304,16 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                     if not retain_graph:
                         fn.release_variables()
                     outputs = validate_outputs(fn, outputs)
+            elif plain and type(fn) is AccumulateGrad and not fn._hooked and not getattr(
+                    fn.variable, "_backward_hooks", None):
+                # a leaf without hooks: hand its gradient over with no other reference left in
+                # this frame, so accumulate_grad can tell whether anyone else holds it
+                g = grads[0]
+                grads = None
+                if g is not None:
+                    accumulate_grad(fn.variable, g)
+                    g = None
+                continue
             else:
                 outputs = run_node(fn, grads, captures, captured, must, retain_graph)
             i = -1
@@ -284,6 +334,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                 if left == 0:
                     push(heap, (-nxt._seq, counter, nxt))
                     counter += 1
+            g = buf = outputs = None   # the gradients now live in the buffers only
     except BaseException:
         if _anomaly.enabled:   # Note [Anomaly reports] in anomaly_mode.py
             from .anomaly_mode import report_error

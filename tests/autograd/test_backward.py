@@ -190,3 +190,58 @@ def test_stolen_gradient_is_never_shared():
     z = dyngrad.ones(3, requires_grad=True)
     z.backward(g)                   # the user's gradient object must not become z.grad
     assert z.grad is not g
+
+
+def _shares(a, b):
+    return np.shares_memory(a.detach().numpy(), b.detach().numpy())
+
+
+def test_a_linear_layers_gradients_are_taken_not_copied(monkeypatch):
+    """The weight gradient arrives as t(t(mm result)), the bias gradient as a view of its sum:
+    nothing else reaches their memory, so the leaves keep it (Note [Stealing a gradient that is
+    a view])."""
+    from dyngrad.autograd import engine
+    taken = []
+    check = engine._only_view_of_its_memory
+    monkeypatch.setattr(engine, "_only_view_of_its_memory",
+                        lambda g: taken.append(check(g)) or taken[-1])
+    w = dyngrad.randn(4, 3, requires_grad=True)
+    b = dyngrad.randn(4, requires_grad=True)
+    x = dyngrad.randn(5, 3)
+    dyngrad.nn.functional.linear(x, w, b).pow(2).sum().backward()
+    assert taken == [True, True]
+    tw = torch.tensor(w.detach().numpy(), requires_grad=True)
+    tb = torch.tensor(b.detach().numpy(), requires_grad=True)
+    torch.nn.functional.linear(torch.tensor(x.numpy()), tw, tb).pow(2).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-5)
+    assert w.grad.stride() == tw.grad.stride() and w.grad._base is None
+
+
+def test_a_view_gradient_that_someone_else_reaches_is_copied():
+    # a hook keeps the gradient the view was made from
+    kept = []
+    w = dyngrad.ones(2, 3, requires_grad=True)
+    z = w.t()
+    z.register_hook(kept.append)
+    (z * 2).sum().backward()
+    assert not _shares(w.grad, kept[0])
+    # one gradient, viewed for two leaves (AddBackward0 passes the same tensor on)
+    a = dyngrad.ones(2, 3, requires_grad=True)
+    b = dyngrad.ones(2, 3, requires_grad=True)
+    (a.t() + b.t()).sum().backward()
+    assert not _shares(a.grad, b.grad)
+    a.grad.add_(1)
+    assert b.grad.tolist() == [[1.0] * 3] * 2
+    # a retained non-leaf gradient whose view goes on to the leaf
+    c = dyngrad.ones(2, 3, requires_grad=True)
+    y = c * 1
+    y.retain_grad()
+    y.t().sum().backward()
+    assert not _shares(c.grad, y.grad)
+    # the mm result saved by a later node (create_graph keeps every gradient in the graph)
+    d = dyngrad.ones(2, 3, requires_grad=True)
+    out = dyngrad.nn.functional.linear(dyngrad.ones(4, 3), d).pow(2).sum()
+    gd, = dyngrad.autograd.grad(out, d, create_graph=True)
+    gd.sum().backward()
+    assert d.grad is not None and not _shares(d.grad, gd)
