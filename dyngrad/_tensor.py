@@ -17,6 +17,7 @@ from ._utils import Size, canonical_dim, contiguous_strides
 from .autograd import grad_mode as _gm
 from .autograd import views as _views
 from .backends import numpy_backend as _npb
+_ndarray = _npb.ndarray
 
 _grad_state = _gm._state
 _new = object.__new__
@@ -224,9 +225,17 @@ class Tensor:
 
     def _make_view(self, shape, stride, offset: int) -> "Tensor":
         """A tensor sharing this one's storage with the given geometry (in elements)."""
-        st = self._storage_obj()
-        v = _new(type(self) if type(self) is Tensor else Tensor)
-        v._data = _npb.strided(st.buffer, shape, stride, offset, self._data.dtype)
+        st = self._storage
+        if st is None:
+            st = self._storage_obj()
+        v = _new(Tensor)            # (a view of a Parameter is a plain Tensor)
+        dtype = self._data.dtype
+        if 0 in shape:
+            v._data = _npb.strided(st.buffer, shape, stride, offset, dtype)
+        else:   # _npb.strided, inlined: every view op comes here
+            itemsize = dtype.itemsize
+            v._data = _ndarray(shape, dtype, st.buffer, offset * itemsize,
+                               tuple([s * itemsize for s in stride]))
         v._storage = st
         v._offset = offset
         v._requires_grad = False

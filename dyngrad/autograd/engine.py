@@ -522,6 +522,11 @@ def _from_np(np_dtype):
 
 def _sum_to(fn, i, g, shape):
     """Sum a broadcast gradient back to `shape`, or torch's "invalid gradient" error."""
+    lead = g._data.ndim - len(shape)
+    if lead > 0 and not _state.grad_enabled and g._data.shape[lead:] == shape:
+        # a bias's gradient: sum the leading dims away (one op, a fresh tensor); with
+        # create_graph it is sum_to_size's keepdim sum and view, the graph torch records
+        return g.sum(tuple(range(lead)))
     from ..ops._autograd_utils import sum_to_size
     try:
         return sum_to_size(g, shape)

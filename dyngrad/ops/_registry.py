@@ -445,7 +445,9 @@ def _run_view(spec, args, kwargs):
     self = args[0]
     if not isinstance(self, _Tensor):
         _check_input(spec, self, 0)
-    geom = (self._data.shape, self.stride(), self._offset)
+    data = self._data
+    itemsize = data.itemsize
+    geom = (data.shape, tuple([s // itemsize for s in data.strides]), self._offset)
     result = spec.kernel(geom, *args[1:], **kwargs)
     if type(result) is list:
         outs = tuple(self._make_view(*g) for g in result)
@@ -495,6 +497,8 @@ def _run(spec, args, kwargs, inplace_target=None, inplace=False):
             t = fast_unary(spec, args[0])
             if t is not None:
                 return t
+    elif spec.view:
+        return _run_view(spec, args, kwargs)
     return _run_general(spec, args, kwargs, inplace_target, inplace)
 
 

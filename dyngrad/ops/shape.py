@@ -791,6 +791,7 @@ for _fn in _BOTH:
 FUNCTIONS["moveaxis"] = METHODS["moveaxis"] = movedim
 for _fn in _METHOD_ONLY:
     METHODS[_fn.__name__] = _fn
+METHODS["t"] = _t    # the OpSpec itself: Tensor.t() is on every linear layer's path
 
 # the backward primitives, and the view ops that live in files of their own
 from . import view_backward as _vb  # noqa: E402
