@@ -161,9 +161,9 @@ def _only_view_of_its_memory(grad) -> bool:
 
     Note [Stealing a gradient that is a view]
     ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-    A linear layer's weight gradient arrives as ``t(t(mm result))`` and a bias gradient as a
-    view of its sum (as in torch, whose AccumulateGrad steals such a gradient whenever the view
-    itself has no other owner). Copying them costs a pass over every parameter per step. The
+    A linear layer's weight gradient arrives as ``t(t(mm result))``, a view (as in torch, whose
+    AccumulateGrad steals such a gradient whenever the view itself has no other owner). Copying
+    it costs a pass over every weight per step. The
     memory is free to take when nobody else can reach it: the view's base is held by nothing
     but the view, the Storage they share by nothing but the two of them, and the NumPy array
     owning the memory by nothing but the base, the Storage's flat buffer and the view's array
@@ -187,9 +187,10 @@ def _only_view_of_its_memory(grad) -> bool:
 
 
 # References to a gradient that only the engine holds, as seen by sys.getrefcount inside
-# _grad_for_leaf: its argument, accumulate_grad's argument, the engine's local and the call's
-# temporary. Measured, not guessed: tests/autograd/test_engine.py checks a stolen gradient is
-# never shared.
+# _grad_for_leaf: the engine loop's local (run_backward hands a hookless leaf its gradient with
+# no other reference left), accumulate_grad's argument, _grad_for_leaf's argument and
+# getrefcount's own. Measured, not guessed: tests/autograd/test_backward.py checks that a linear
+# layer's gradients are taken and that shared ones never are.
 _STEAL_REFS = 4
 
 

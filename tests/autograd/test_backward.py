@@ -244,3 +244,31 @@ def test_a_view_gradient_that_someone_else_reaches_is_copied():
     gd, = dyngrad.autograd.grad(out, d, create_graph=True)
     gd.sum().backward()
     assert d.grad is not None and not _shares(d.grad, gd)
+
+
+def test_a_fresh_gradient_is_taken_and_a_kept_one_copied():
+    """The leaf keeps the very memory a formula returned when nothing else holds it."""
+    seen, kept = [], []
+
+    def make(keep):
+        class Double(dyngrad.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                out = g * 2
+                seen.append(out.data_ptr())   # an int: no reference to `out`
+                if keep:
+                    kept.append(out)
+                return out
+        return Double
+
+    x = dyngrad.ones(3, requires_grad=True)
+    make(False).apply(x).sum().backward()
+    assert x.grad.data_ptr() == seen[-1]
+    y = dyngrad.ones(3, requires_grad=True)
+    make(True).apply(y).sum().backward()
+    assert y.grad.data_ptr() != seen[-1] and not _shares(y.grad, kept[0])
+    assert y.grad.tolist() == [2.0] * 3
