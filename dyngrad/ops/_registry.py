@@ -499,7 +499,46 @@ def _run(spec, args, kwargs, inplace_target=None, inplace=False):
                 return t
     elif spec.view:
         return _run_view(spec, args, kwargs)
+    elif inplace and spec.writes_into and len(args) == 2:
+        t = fast_inplace(spec, args[0], args[1], kwargs)
+        if t is not None:
+            return t
     return _run_general(spec, args, kwargs, inplace_target, inplace)
+
+
+def fast_inplace(spec, target, other, kwargs):
+    """``target.op_(other)`` with nothing to record (an optimizer's step under no_grad): two
+    contiguous tensors of one shape and one floating dtype, written by the kernel straight into
+    the target (Note [In-place kernels write into the target]); None when any of torch's checks
+    could have something to say (take ``_run_general``, which makes them all)."""
+    if not (isinstance(target, _Tensor) and isinstance(other, _Tensor)) or _fw_state.active:
+        return None
+    x = target._data
+    y = other._data
+    dt = x.dtype
+    if (y.dtype is not dt or dt.kind != "f" or y.shape != x.shape
+            or not (x.flags.c_contiguous and y.flags.c_contiguous)):
+        return None
+    if _grad_state.grad_enabled and (target._requires_grad or other._requires_grad):
+        return None
+    if _grad_state.inference or target._is_inference or _before_inplace_write is not None:
+        return None
+    r = spec._dtype_cache.get(dt)
+    if r is None or r[0] is not dt or r[1] is not dt:
+        return None
+    if other is not target and _npb.xp.may_share_memory(x, y):
+        return None              # (the partial-overlap check)
+    if kwargs:
+        if len(kwargs) != 1 or "alpha" not in kwargs or "alpha" not in spec.signature.parameters:
+            return None
+        spec.kernel(_xp, x, y, alpha=kwargs["alpha"], _into=x)
+    else:
+        spec.kernel(_xp, x, y, _into=x)
+    target._bump_version()
+    if _anomaly.enabled:   # where this write happened, for the version-counter error
+        from ..autograd.anomaly_mode import note_write
+        note_write(target, spec)
+    return target
 
 
 def fast_unary(spec, a):

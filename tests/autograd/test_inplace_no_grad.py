@@ -1,0 +1,115 @@
+"""In-place arithmetic with nothing to record (an optimizer's step): the dispatcher's shortcut
+(`fast_inplace`) must give torch's values, versions and errors, and fall back to the checked
+path whenever torch has something to say."""
+import numpy as np
+import pytest
+import torch
+
+import dyngrad
+from compare import call, torch_part
+
+
+def _x(lib, requires_grad=True):
+    return lib.tensor(np.arange(1.0, 7.0, dtype=np.float32).reshape(2, 3),
+                      requires_grad=requires_grad)
+
+
+def _y(lib):
+    return lib.tensor(np.linspace(-1, 2, 6, dtype=np.float32).reshape(2, 3))
+
+
+CASES = {
+    "add_ alpha": lambda lib, x, y: x.add_(y, alpha=-0.5),
+    "add_ int alpha": lambda lib, x, y: x.add_(y, alpha=3),
+    "add_": lambda lib, x, y: x.add_(y),
+    "sub_ alpha": lambda lib, x, y: x.sub_(y, alpha=2.5),
+    "mul_": lambda lib, x, y: x.mul_(y),
+    "div_": lambda lib, x, y: x.div_(y),
+    "add_ itself": lambda lib, x, y: x.add_(x, alpha=2),
+    "add_ bool alpha": lambda lib, x, y: x.add_(y, alpha=True),
+    "add_ complex alpha": lambda lib, x, y: x.add_(y, alpha=1j),
+    "add_ float64 other": lambda lib, x, y: x.add_(y.double()),
+    "add_ broadcast other": lambda lib, x, y: x.add_(y[0]),
+    "add_ into a row view": lambda lib, x, y: x[1].add_(y[0], alpha=2),
+    "add_ into a transposed view": lambda lib, x, y: x.t().add_(y.t()),
+    "add_ partial overlap": lambda lib, x, y: x.view(-1)[1:].add_(x.view(-1)[:-1]),
+    "add_ into an expanded tensor": lambda lib, x, y: y[0].expand(2, 3).add_(y),
+    "mul_ shape mismatch": lambda lib, x, y: x[0].mul_(y),
+}
+
+
+@pytest.mark.parametrize("grad_mode", ["no_grad", "plain tensors"])
+@pytest.mark.parametrize("name", CASES)
+def test_like_torch(name, grad_mode):
+    results = {}
+    for lib in (dyngrad, torch):
+        x = _x(lib, requires_grad=grad_mode == "no_grad")
+        y = _y(lib)
+        v0 = x._version
+        if grad_mode == "no_grad":
+            with lib.no_grad():
+                out, exc = call(lambda lib: CASES[name](lib, x, y), lib)
+        else:
+            out, exc = call(lambda lib: CASES[name](lib, x, y), lib)
+        results[lib] = (x.detach().numpy().copy(), x._version - v0, exc,
+                        None if out is None else (tuple(out.shape), out.stride()))
+    (xd, vd, ed, od), (xt, vt, et, ot) = results[dyngrad], results[torch]
+    if et is not None:
+        assert ed is not None, f"torch raised {et!r}"
+        assert (type(ed).__name__, torch_part(str(ed))) == (type(et).__name__, str(et))
+    else:
+        assert ed is None, ed
+        assert od == ot
+    np.testing.assert_array_equal(xd, xt)          # a refused write changes nothing
+    assert vd == vt
+
+
+def test_inference_tensor_is_refused_outside_inference_mode():
+    messages = []
+    for lib in (dyngrad, torch):
+        with lib.inference_mode():
+            x = lib.ones(3)
+        with lib.no_grad(), pytest.raises(RuntimeError) as e:
+            x.add_(lib.ones(3), alpha=2)
+        messages.append(str(e.value))
+        if lib is dyngrad:   # (torch raises after its kernel has written; dyngrad before)
+            assert x.tolist() == [1.0, 1.0, 1.0] and x._version == 0
+    assert messages[0] == messages[1]
+
+
+def test_a_leaf_that_requires_grad_is_refused_with_grad_on():
+    for lib in (dyngrad, torch):
+        w = lib.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+            w.add_(lib.ones(3), alpha=2)
+        assert w._version == 0
+
+
+def test_a_saved_tensor_written_under_no_grad_fails_backward_as_in_torch():
+    messages = []
+    for lib in (dyngrad, torch):
+        w = lib.ones(3, requires_grad=True)
+        y = (w * w).sum()
+        with lib.no_grad():
+            w.add_(lib.ones(3), alpha=-0.1)
+        with pytest.raises(RuntimeError) as e:
+            y.backward()
+        messages.append(str(e.value))
+    assert torch_part(messages[0]) == messages[1]
+
+
+def test_the_optimizer_step_takes_the_shortcut(monkeypatch):
+    """After one call has cached the op's promotion, p.add_(g, alpha=...) under no_grad runs
+    without the general path (the cases above then check it against torch)."""
+    from dyngrad.ops import _registry
+    p, g = _x(dyngrad), _y(dyngrad)
+    with dyngrad.no_grad():
+        p.add_(g, alpha=0.5)
+        p.mul_(g)
+
+        def general(*args, **kwargs):
+            raise AssertionError("took the general path")
+        monkeypatch.setattr(_registry, "_run_general", general)
+        p.add_(g, alpha=0.5)
+        p.mul_(g)
+    assert p._version == 4
