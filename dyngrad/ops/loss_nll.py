@@ -41,8 +41,25 @@ def _check_nll(xp, self, target, weight, kernel):
     return axis, n_classes
 
 
+def _all_valid(xp, t, n_classes, ignore_index) -> bool:
+    """Every target is a class index (none ignored, none out of range): the common case."""
+    if not t.size:
+        return False
+    lo, hi = t.min(), t.max()
+    return 0 <= lo and hi < n_classes and not lo <= ignore_index <= hi
+
+
 def _nll_forward(xp, self, target, weight, reduction, ignore_index, kernel):
     axis, n_classes = _check_nll(xp, self, target, weight, kernel)
+    if (weight is None and self.ndim == 2 and self.dtype.itemsize >= 4
+            and reduction != NONE and _all_valid(xp, target, n_classes, ignore_index)):
+        # the common case in a few passes, the same numbers as below: every weight is 1
+        # (-sum(picked) is sum(-picked * 1) exactly) and the total weight is the batch size
+        n = target.shape[0]
+        loss = -self[xp.arange(n), target].sum()
+        if reduction == MEAN:
+            loss = loss / self.dtype.type(n)
+        return xp.asarray(loss, dtype=self.dtype), xp.asarray(n, dtype=self.dtype)
     t = target.astype(xp.int64)
     valid = t != ignore_index
     bad = valid & ((t < 0) | (t >= n_classes))
@@ -76,6 +93,13 @@ def _nll_backward_kernel(xp, grad_output, self, target, total_weight, weight=Non
     """See Note [nll_loss's gradient]: ``-weight[t] * grad`` at each picked (sample, class),
     divided by the total weight for 'mean'; zeros elsewhere and for ignored targets."""
     axis = 0 if self.ndim == 1 else 1
+    if (weight is None and self.ndim == 2 and reduction != NONE
+            and _all_valid(xp, target, self.shape[1], ignore_index)):
+        # the common case (see _nll_forward): one value, -grad / total, at every picked place
+        g = grad_output / total_weight if reduction == MEAN else grad_output
+        out = xp.zeros(self.shape, self.dtype)
+        out[xp.arange(target.shape[0]), target] = -g
+        return out
     t = target.astype(xp.int64)
     valid = t != ignore_index
     safe = xp.where(valid, t, 0)
