@@ -530,3 +530,26 @@ def test_kron_outer_vecdot_graphs_like_torch():
     _graph_case(lambda lib, a, b: lib.linalg.vecdot(a, b), (2, 3), (3,))
     _graph_case(lambda lib, a: lib.diagflat(a.t()), (2, 3))
     _graph_case(lambda lib, a: lib.logdet(a @ a.mT + lib.eye(3, dtype=lib.float64)), (3, 3))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("rows", [1, 8, 64, 65])
+def test_a_few_rows_times_a_transposed_matrix(rows, dtype):
+    """x @ W.t() with few rows takes the transposed BLAS product (ops/linalg.py _product):
+    torch's values, strides and gradients on both sides of the 64-row switch."""
+    rng = np.random.default_rng(rows)
+    x0 = rng.standard_normal((rows, 300)).astype(dtype)
+    w0 = rng.standard_normal((40, 300)).astype(dtype)
+    b0 = rng.standard_normal(40).astype(dtype)
+    rtol, atol = (1e-4, 1e-3) if dtype == "float32" else (1e-12, 1e-11)   # (sums of 300)
+    out = {}
+    for lib in (dyngrad, torch):
+        x, w, b = (lib.tensor(a, requires_grad=True) for a in (x0, w0, b0))
+        y = lib.nn.functional.linear(x, w, b)
+        z = x.mm(w.t())
+        (y.sum() + (z * z).sum()).backward()
+        out[lib] = (y, z, x.grad, w.grad, b.grad)
+    for ours, theirs in zip(out[dyngrad], out[torch]):
+        assert ours.stride() == theirs.stride()
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol,
+                                   atol=atol)

@@ -68,7 +68,7 @@ def _product(xp, fn, a, b):
         return fn(a.astype(xp.float32), b.astype(xp.float32)).astype(xp.float16)
     if a.dtype.kind in "fc":
         a, b = _blas_ready(xp, a), _blas_ready(xp, b)
-        if (a.ndim == 2 and b.ndim == 2 and a.shape[0] <= 64 and b.shape[1] >= 32
+        if (a.ndim == 2 and b.ndim == 2 and 2 <= a.shape[0] <= 64 and b.shape[1] >= 32
                 and b.flags.f_contiguous and not b.flags.c_contiguous):
             # a few rows times a transposed matrix (a linear layer, x @ W.t(), at small batch):
             # OpenBLAS is 1.3-2x faster at the transposed product W @ x.t(), even with the
