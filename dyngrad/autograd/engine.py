@@ -27,7 +27,7 @@ import sys
 import threading
 
 from . import grad_mode as _gm
-from .graph import AccumulateGrad, GradientEdge, OpNode, gradient_edge
+from .graph import AccumulateGrad, GradientEdge, OpNode, _graph_task, gradient_edge
 from .anomaly_mode import _state as _anomaly
 from .profiler import _state as _profiler
 
@@ -37,16 +37,7 @@ _state = _gm._state
 _accumulate_lock = threading.Lock()
 
 
-class _GraphTask(threading.local):
-    """The backward running in this thread: its id (-1 outside backward) and whether it runs
-    every node (no ``inputs`` to capture), which reentrant checkpointing needs; `nodes`,
-    `visit` and `grad_leaves` answer will_execute_node (register_multi_grad_hook)."""
-    id = -1
-    can_checkpoint = True
-    nodes = visit = grad_leaves = None
-
-
-_task = _GraphTask()
+_task = _graph_task   # the backward running in this thread (autograd/graph.py)
 _next_task_id = itertools.count().__next__
 
 
@@ -490,10 +481,12 @@ def validate_outputs(fn, outputs):
     outputs = list(outputs)
     edges = fn.next_functions
     metas = fn._meta if type(fn).apply is _op_apply else None   # an OpNode: read it directly
+    visit = _task.visit
     for i, g in enumerate(outputs):
         if g is None:
             continue
-        if edges[i][0] is None:
+        nxt = edges[i][0]
+        if nxt is None:
             outputs[i] = None
             continue
         meta = metas[i] if metas is not None else fn.input_metadata(i)
@@ -501,6 +494,12 @@ def validate_outputs(fn, outputs):
             continue
         shape, dtype = meta
         data = g._data
+        if visit is not None and nxt not in visit:
+            # a gradient that leads to none of ``inputs``: checked, then dropped unsummed
+            if data.shape != shape:
+                _check_expandable(fn, i, data.shape, shape)
+            outputs[i] = None
+            continue
         if data.shape == shape and data.dtype is dtype:
             continue
         if data.shape != shape:
@@ -521,6 +520,20 @@ def _from_np(np_dtype):
     return from_np(np_dtype)
 
 
+def _invalid_gradient(fn, i, gshape, shape):
+    from .._utils import shape_str
+    return RuntimeError(f"Function {fn.name()} returned an invalid gradient at index {i} - got "
+                        f"{shape_str(gshape)} but expected shape compatible with "
+                        f"{shape_str(shape)}")
+
+
+def _check_expandable(fn, i, gshape, shape):
+    """torch's check that a gradient of `gshape` sums to `shape` (without summing it)."""
+    lead = len(gshape) - len(shape)
+    if lead < 0 or any(s != 1 and s != g for s, g in zip(shape, gshape[lead:])):
+        raise _invalid_gradient(fn, i, gshape, shape)
+
+
 def _sum_to(fn, i, g, shape):
     """Sum a broadcast gradient back to `shape`, or torch's "invalid gradient" error."""
     lead = g._data.ndim - len(shape)
@@ -532,7 +545,4 @@ def _sum_to(fn, i, g, shape):
     try:
         return sum_to_size(g, shape)
     except RuntimeError:
-        from .._utils import shape_str
-        raise RuntimeError(f"Function {fn.name()} returned an invalid gradient at index {i} - "
-                           f"got {shape_str(g._data.shape)} but expected shape compatible with "
-                           f"{shape_str(shape)}") from None
+        raise _invalid_gradient(fn, i, g._data.shape, shape) from None

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
+import threading
 from typing import NamedTuple
 
 from ..utils.hooks import RemovableHandle
@@ -281,6 +282,19 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all") -> RemovableHand
     return _MultiHandle(handles)
 
 
+class _GraphTask(threading.local):
+    """The backward running in this thread: its id (-1 outside backward) and whether it runs
+    every node (no ``inputs`` to capture), which reentrant checkpointing needs; `nodes`,
+    `visit` and `grad_leaves` answer will_execute_node (register_multi_grad_hook), and `visit`
+    also OpNode.needs_input_grad."""
+    id = -1
+    can_checkpoint = True
+    nodes = visit = grad_leaves = None
+
+
+_graph_task = _GraphTask()
+
+
 class OpNode(Node):
     """The node of a registry op; the registry makes one subclass per op with torch's name.
 
@@ -320,7 +334,14 @@ class OpNode(Node):
 
     @property
     def needs_input_grad(self) -> tuple:
-        return tuple([e[0] is not None for e in self.next_functions])
+        """Which inputs' gradients the formula must compute: torch's task_should_compute_output.
+        An edge to nowhere needs none; nor, in ``autograd.grad(out, inputs)`` or
+        ``backward(inputs=)``, does an edge to a node that leads to none of the inputs (the
+        engine would drop that gradient; torch's formulas skip it too)."""
+        visit = _graph_task.visit
+        if visit is None:
+            return tuple([e[0] is not None for e in self.next_functions])
+        return tuple([e[0] is not None and e[0] in visit for e in self.next_functions])
 
     def __getattr__(self, name):
         spec = type(self).spec

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import weakref
 
-from .graph import Node
+from .graph import Node, _graph_task
 from .saved import short_name
 
 # how a view was created (torch's CreationMeta)
@@ -191,7 +191,14 @@ class CopySlices(Node):
         copy_(result, grad)
         size, vstride, voffset = self.view_geometry
         grad_slice = as_strided_view(result, size, vstride, voffset - offset)
-        res = self.fn.apply((grad_slice.clone(),))
+        # fn's first edge is not where its first gradient goes (ours, the base's, is): with
+        # ``inputs`` given, OpNode.needs_input_grad would judge it by that edge, so fn runs as
+        # in a plain backward, computing every gradient it has an edge for
+        visit, _graph_task.visit = _graph_task.visit, None
+        try:
+            res = self.fn.apply((grad_slice.clone(),))
+        finally:
+            _graph_task.visit = visit
         if res[0] is None:
             grad_slice.zero_()
         else:

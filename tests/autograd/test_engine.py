@@ -4,6 +4,7 @@ import threading
 import weakref
 
 import numpy as np
+import pytest
 import torch
 
 import dyngrad
@@ -209,3 +210,42 @@ def test_retained_grad_with_create_graph_is_a_clone_with_history():
         x, p = _retained(lib, create_graph=True)
         assert p.grad.tolist() == [3.0, 12.0]
         assert type(p.grad.grad_fn).__name__ == "CloneBackward0", lib.__name__
+
+
+def _backward_op_counts(lib, inputs_of):
+    """aten op counts of one autograd.grad through linear + tanh, for the inputs chosen."""
+    x = lib.ones(4, 3, requires_grad=True)
+    w = lib.ones(5, 3, requires_grad=True)
+    b = lib.ones(5, requires_grad=True)
+    out = (lib.nn.functional.linear(x, w, b) * 0.1).sum()
+    with lib.autograd.profiler.profile() as prof:
+        lib.autograd.grad(out, inputs_of(x, w, b))
+    return {e.key: e.count for e in prof.key_averages()
+            if e.key in ("aten::mm", "aten::sum", "aten::mul")}
+
+
+@pytest.mark.parametrize("which", ["x", "w", "b", "x and w"])
+def test_formulas_skip_gradients_that_lead_to_no_input(which):
+    """torch's task_should_compute_output: autograd.grad(out, x) computes no weight or bias
+    gradient (AddmmBackward0 runs one mm, not two, and sums nothing)."""
+    pick = {"x": lambda x, w, b: (x,), "w": lambda x, w, b: (w,), "b": lambda x, w, b: (b,),
+            "x and w": lambda x, w, b: (x, w)}[which]
+    assert _backward_op_counts(dyngrad, pick) == _backward_op_counts(torch, pick)
+
+
+def test_an_unasked_gradient_of_the_wrong_shape_still_raises():
+    messages = []
+    for lib in (dyngrad, torch):
+        class Bad(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, w):
+                return x * w
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, lib.ones(7)
+        x, w = lib.ones(3, requires_grad=True), lib.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError) as e:
+            lib.autograd.grad(Bad.apply(x, w).sum(), x)
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
