@@ -78,6 +78,7 @@ class _FwState:
 
     active = False     # a level is entered and no JVP rule is running: see Note [Forward AD...]
     level = -1         # torch's _current_level
+    generation = 0     # counts the levels entered: a saved output's tangent is of one of them
 
 
 _state = _FwState()
@@ -99,6 +100,7 @@ def enter_dual_level() -> int:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _state.level = 0
     _state.active = True
+    _state.generation += 1
     return 0
 
 
@@ -165,6 +167,26 @@ def _set_fw_grad(t, tangent) -> None:
             _dual_tensors[:] = [r for r in _dual_tensors if r() is not None]
             _prune_at = max(1024, 2 * len(_dual_tensors))
     t._fw_grad = tangent
+    _share_with_saved_output(t, tangent)
+
+
+def _share_with_saved_output(t, tangent) -> None:
+    """If `t`'s node saved `t` as its output, that saved output takes `tangent` too (Note [Saved
+    outputs keep their tangent] in saved.py)."""
+    saved = getattr(t._grad_fn, "_saved", None)
+    if saved:
+        data = t._data
+        for entry in saved:
+            if getattr(entry, "is_output", False) and entry.version is not None \
+                    and entry.data is data:
+                entry.fw = (_state.generation, tangent)
+
+
+def _restore_saved_tangent(t, fw) -> None:
+    """Give an unpacked saved output its original's tangent, if from the level still open."""
+    generation, tangent = fw
+    if _state.level >= 0 and generation == _state.generation:
+        _set_fw_grad(t, tangent)
 
 
 def make_dual(tensor, tangent, *, level: int | None = None):
@@ -362,8 +384,12 @@ def propagate(spec, inputs, rest, kwargs, outs) -> None:
 
 
 def _run_rule(spec, rule, inputs, rest, kwargs, outs) -> tuple:
+    from .graph import _graph_task
     prev = _state.active
     _state.active = False
+    # the rule's ctx has made-up edges (_NEEDED): the needs of a backward that may be running
+    # (OpNode.needs_input_grad prunes by its ``inputs``) must not apply to them
+    prev_visit, _graph_task.visit = _graph_task.visit, None
     try:
         tangents, present = _input_tangents(spec, inputs)
         ctx = _jvp_ctx(spec, inputs, rest, kwargs, outs, present)
@@ -373,6 +399,7 @@ def _run_rule(spec, rule, inputs, rest, kwargs, outs) -> tuple:
             result = rule(ctx, *tangents)
     finally:
         _state.active = prev
+        _graph_task.visit = prev_visit
     if type(result) is list:
         result = tuple(result)
     return result if type(result) is tuple else (result,)
@@ -417,6 +444,7 @@ def propagate_inplace(spec, target, result, inputs, rest, kwargs, write):
     with _off():
         if old is not None:
             old.copy_(tangent)
+            _share_with_saved_output(target, old)   # (the node saved the target once written)
         elif target._base is not None:
             base = target._base
             from ..ops.creation import empty_strided

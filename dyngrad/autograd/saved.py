@@ -44,7 +44,8 @@ def short_name(node) -> str:
 class SavedTensor:
     """One saved value of a node: the tensor (or an output's data) and its saved version."""
 
-    __slots__ = ("tensor", "storage", "data", "offset", "version", "output_nr", "is_output")
+    __slots__ = ("tensor", "storage", "data", "offset", "version", "output_nr", "is_output",
+                 "fw")
 
     def __init__(self, tensor, is_output: bool = False, output_nr: int = 0):
         if tensor._is_inference:
@@ -62,6 +63,7 @@ class SavedTensor:
             self.offset = tensor._offset
             self.output_nr = output_nr
             self.version = self.storage.version
+            self.fw = None   # the output's tangent, once forward AD gives it one (see unpack)
         else:
             self.tensor = tensor
             st = tensor._storage
@@ -89,6 +91,13 @@ class SavedTensor:
         t._grad_fn = node
         if self.output_nr:
             t._output_nr = self.output_nr
+        if self.fw is not None:
+            # Note [Saved outputs keep their tangent]: a saved output is unpacked as a new
+            # tensor; in the forward-AD level that gave the original its tangent (given after
+            # the node saved it: forward_ad._set_fw_grad records it here), it has it too, as
+            # torch's SavedVariable shares the output's forward grad
+            from . import forward_ad
+            forward_ad._restore_saved_tangent(t, self.fw)
         return t
 
     # -- saved tensor hooks (Note [Saved tensor hooks]) ----------------------------------------

@@ -12,6 +12,7 @@ import warnings
 
 from .._promotion import Promote
 from .._utils import canonical_dim
+from ..autograd.forward_ad import FROM_BACKWARD
 from ._registry import FUNCTIONS, METHODS, OPS, defop
 from .pointwise import _not_implemented
 from .reduction import dense, write_out
@@ -140,6 +141,7 @@ def _(ctx, grad):
 for _spec in (_softmax_backward_data, _log_softmax_backward_data):   # backward-only primitives
     if OPS.get(_spec.name) is _spec:
         del OPS[_spec.name]
+    _spec.jvp(FROM_BACKWARD)   # (forward over reverse through softmax, as torch)
 
 
 

@@ -443,3 +443,26 @@ def test_long_level_forgets_dead_tangents():
         assert len(fwad._dual_tensors) <= 1025
         assert fwad.unpack_dual(y).tangent.tolist() == [2.0, 2.0, 2.0]
     assert not fwad._dual_tensors and "_fw_grad" not in y.__dict__
+
+
+@pytest.mark.parametrize("f", ["tanh", "sigmoid", "exp", "softmax", "log_softmax", "tanh_"])
+def test_forward_over_reverse_through_ops_that_save_their_output(f):
+    """A JVP of autograd.grad(create_graph=True): the backward formulas read the saved output,
+    whose tangent must come along (Note [Saved outputs keep their tangent])."""
+    fns = {"tanh": lambda lib, z: lib.tanh(z), "sigmoid": lambda lib, z: lib.sigmoid(z),
+           "exp": lambda lib, z: lib.exp(z), "softmax": lambda lib, z: lib.softmax(z, 0),
+           "log_softmax": lambda lib, z: lib.log_softmax(z, 0),
+           "tanh_": lambda lib, z: (z * 1).tanh_()}
+    res = []
+    for lib in (dyngrad, torch):
+        fw = lib.autograd.forward_ad
+        x = lib.tensor([0.3, -0.7, 1.1], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor([0.5, 0.2, -0.4], dtype=lib.float64, requires_grad=True)
+        with fw.dual_level():
+            xd = fw.make_dual(x, lib.tensor([1.0, 0.5, -2.0], dtype=lib.float64))
+            y = (fns[f](lib, xd * w) * lib.sigmoid(xd)).sum()
+            g, = lib.autograd.grad(y, w, create_graph=True)
+            p, t = fw.unpack_dual(g)
+            res.append((p.detach().numpy(), t.detach().numpy()))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-12)
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-12)
