@@ -96,7 +96,10 @@ class Node:
         return None
 
     def __call__(self, *grads):
-        return self.apply(grads)
+        """Run the node on `grads` (torch's Node.__call__): a tensor for a node with one input
+        edge, else a tuple."""
+        out = self.apply(grads)
+        return out[0] if len(out) == 1 else out
 
 
 def _add_hook(node, attr, fn) -> RemovableHandle:

@@ -193,7 +193,27 @@ def sigmoid(xp, self):
 @sigmoid.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
-    return grad * (result * (1 - result))
+    return sigmoid_backward(grad, result)
+
+
+# see Note [tanh and sigmoid backward are ops] in unary.py
+@defop("sigmoid_backward", node="SigmoidBackwardBackward0", inputs=("grad_output", "output"),
+       saves=("grad_output", "output"), **_PW)
+def sigmoid_backward(xp, grad_output, output):
+    g, y = (a.astype(xp.float32) if a.dtype == xp.float16 else a for a in (grad_output, output))
+    return (g * (1 - y) * y).astype(xp.result_type(grad_output, output), copy=False)
+
+
+@sigmoid_backward.backward
+def _(ctx, grad):
+    grad_output, output = ctx.saved_tensors
+    need_grad, need_output = ctx.needs_input_grad
+    return (sigmoid_backward(grad, output) if need_grad else None,
+            grad * grad_output * (-2 * output + 1) if need_output else None)
+
+
+sigmoid_backward.jvp(AUTO_ELEMENT_WISE)
+_unlisted(sigmoid_backward)
 
 
 sigmoid.jvp(AUTO_ELEMENT_WISE)

@@ -18,7 +18,7 @@ import math
 
 from .._promotion import Promote
 from ..backends import special_math as _sm
-from ._registry import FUNCTIONS, INPLACE, METHODS, defop
+from ._registry import FUNCTIONS, INPLACE, METHODS, OPS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD, fw_not_implemented
 from .creation import zeros_like
 from .pointwise import ALL, _call, _not_implemented, _tensor_cls, exp, where_self
@@ -254,7 +254,31 @@ def tanh(xp, self):
 @tanh.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
-    return grad * (1 - result * result)
+    return tanh_backward(grad, result)
+
+
+# Note [tanh and sigmoid backward are ops]: as in torch, TanhBackward0 and SigmoidBackward0 call
+# one primitive each (``tanh_backward``, ``sigmoid_backward``; sigmoid's lives in
+# activation_smooth.py) instead of three pointwise ops: one dispatch per node, float16 computed
+# in float32 as torch's kernels do, and a double backward with torch's nodes
+# (TanhBackwardBackward0...). Backward-only: kept out of the op database (``OPS``).
+@defop("tanh_backward", node="TanhBackwardBackward0", inputs=("grad_output", "output"),
+       saves=("grad_output", "output"), variants=(), scalars=(), pointwise=True)
+def tanh_backward(xp, grad_output, output):
+    g, y = (a.astype(xp.float32) if a.dtype == xp.float16 else a for a in (grad_output, output))
+    return (g * (1 - y * y)).astype(xp.result_type(grad_output, output), copy=False)
+
+
+@tanh_backward.backward
+def _(ctx, grad):
+    grad_output, output = ctx.saved_tensors
+    need_grad, need_output = ctx.needs_input_grad
+    return (tanh_backward(grad, output) if need_grad else None,
+            grad * (-2 * output * grad_output) if need_output else None)
+
+
+tanh_backward.jvp(AUTO_ELEMENT_WISE)
+del OPS[tanh_backward.name]
 
 
 tanh.jvp(AUTO_ELEMENT_WISE)

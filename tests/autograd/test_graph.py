@@ -164,3 +164,13 @@ def test_detach_inplace():
         y.detach_()
         print(y.requires_grad, y.is_leaf, y.grad_fn)
     assert_prints_like_torch(ex)
+
+
+def test_calling_a_node_runs_its_formula_as_torch():
+    for lib in (dyngrad, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        w = lib.tensor([3.0, 4.0], requires_grad=True)
+        both = (x * w).grad_fn(lib.ones(2))
+        one = x.exp().grad_fn(lib.ones(2))
+        assert type(both) is tuple and [t.tolist() for t in both] == [[3.0, 4.0], [1.0, 2.0]]
+        assert isinstance(one, lib.Tensor) and one.grad_fn is not None   # (grad mode is on)
