@@ -19,6 +19,8 @@ def flat_buffer(arr: np.ndarray) -> np.ndarray:
     """
     if arr.flags.c_contiguous:
         return arr.reshape(-1)
+    if arr.flags.f_contiguous:          # a transposed result (BLAS): its transpose is C-ordered
+        return arr.T.reshape(-1)
     itemsize = arr.itemsize
     span = 1
     for n, s in zip(arr.shape, arr.strides):
