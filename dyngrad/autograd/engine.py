@@ -227,8 +227,10 @@ def _must_execute(nodes, capture_edges):
                     break
             else:
                 stack.pop()
-                if any(e in capture_edges or e[0] in must for e in fn.next_functions):
-                    must.add(fn)
+                for e in fn.next_functions:
+                    if e[0] in must or e in capture_edges:
+                        must.add(fn)
+                        break
     return must
 
 
