@@ -293,6 +293,14 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                 # _run_node without hooks or captures, inlined: this runs once per node
                 if len(grads) == 1 and grads[0] is None:
                     outputs = None
+                elif len(grads) == 1 and type(fn).apply is _op_apply and fn._n_outputs == 1 \
+                        and fn.spec.backward_fn is not None:
+                    # OpNode.apply and release_variables, inlined for a one-output node
+                    outputs = fn.spec.backward_fn(fn, grads[0])
+                    if not retain_graph:
+                        fn._saved = None
+                    outputs = validate_outputs(
+                        fn, outputs if type(outputs) is tuple else (outputs,))
                 else:
                     outputs = fn.apply(tuple(grads))
                     if not retain_graph:
