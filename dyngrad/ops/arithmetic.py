@@ -93,7 +93,7 @@ def _scaled(xp, other, alpha, dtype):
 
 
 @defop("add.Tensor", node="AddBackward0", inputs=("self", "other"), variants=ALL,
-       pointwise=True)
+       pointwise=True, ufunc="add")
 def add(xp, self, other, *, alpha=1, _into=None):
     if alpha != 1 or type(alpha) is not int:
         other = _scaled(xp, other, alpha, _dtype(self, other))
@@ -109,7 +109,7 @@ add.jvp(AUTO_LINEAR)
 
 
 @defop("sub.Tensor", node="SubBackward0", inputs=("self", "other"), variants=(),
-       pointwise=True, public="sub")
+       pointwise=True, public="sub", ufunc="subtract")
 def sub_tensor(xp, self, other, *, alpha=1, _into=None):
     if alpha != 1 or type(alpha) is not int:
         other = _scaled(xp, other, alpha, _dtype(self, other))
@@ -204,7 +204,7 @@ def rsub(input, other, *, alpha=1):
 
 
 @defop("mul.Tensor", node="MulBackward0", inputs=("self", "other"), variants=ALL,
-       saves={"self": "other", "other": "self"}, pointwise=True)
+       saves={"self": "other", "other": "self"}, pointwise=True, ufunc="multiply")
 def mul(xp, self, other, *, _into=None):
     return xp.multiply(self, other, out=_into)
 
@@ -226,7 +226,7 @@ def _check_int_divisor(xp, other) -> None:
 
 @defop("div.Tensor", node="DivBackward0", promote=Promote.INT_TO_FLOAT,
        inputs=("self", "other"), variants=(), saves={"self": "other", "other": None},
-       public="div", pointwise=True)
+       public="div", pointwise=True, ufunc="true_divide")
 def div_true(xp, self, other, *, _into=None):
     return xp.true_divide(self, other, out=_into)
 

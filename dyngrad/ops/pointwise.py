@@ -64,7 +64,7 @@ def _require_tensor(name, input):
 
 # -- unary math --------------------------------------------------------------------------------
 @defop("exp", node="ExpBackward0", promote=Promote.INT_TO_FLOAT, variants=ALL, scalars=(),
-       saves=("result",), pointwise=True)
+       saves=("result",), pointwise=True, ufunc="exp")
 def exp(xp, self):
     return xp.exp(self)
 
@@ -79,7 +79,7 @@ exp.jvp(AUTO_ELEMENT_WISE)
 
 
 @defop("log", node="LogBackward0", promote=Promote.INT_TO_FLOAT, variants=ALL, scalars=(),
-       saves=("self",), pointwise=True)
+       saves=("self",), pointwise=True, ufunc="log")
 def log(xp, self):
     return xp.log(self)
 
@@ -94,7 +94,7 @@ log.jvp(AUTO_ELEMENT_WISE)
 
 
 @defop("sqrt", node="SqrtBackward0", promote=Promote.INT_TO_FLOAT, variants=ALL, scalars=(),
-       saves=("result",), pointwise=True)
+       saves=("result",), pointwise=True, ufunc="sqrt")
 def sqrt(xp, self):
     return xp.sqrt(self)
 

@@ -30,10 +30,10 @@ PI_180 = math.pi / 180.0
 D180_PI = 180.0 / math.pi
 
 
-def _unary(name, node, saves=(), promote=Promote.INT_TO_FLOAT, variants=ALL):
+def _unary(name, node, saves=(), promote=Promote.INT_TO_FLOAT, variants=ALL, ufunc=None):
     """defop for a one-tensor pointwise op (a Python number as input is a TypeError)."""
     return defop(name, node=node, promote=promote, variants=variants, scalars=(), saves=saves,
-                 pointwise=True)
+                 pointwise=True, ufunc=ufunc)
 
 
 def _real_only(kernel_name, x):
@@ -133,7 +133,7 @@ rsqrt.jvp(AUTO_ELEMENT_WISE)
 
 
 # -- trigonometric -----------------------------------------------------------------------------
-@_unary("sin", "SinBackward0", saves=("self",))
+@_unary("sin", "SinBackward0", saves=("self",), ufunc="sin")
 def sin(xp, self):
     return xp.sin(self)
 
@@ -147,7 +147,7 @@ def _(ctx, grad):
 sin.jvp(AUTO_ELEMENT_WISE)
 
 
-@_unary("cos", "CosBackward0", saves=("self",))
+@_unary("cos", "CosBackward0", saves=("self",), ufunc="cos")
 def cos(xp, self):
     return xp.cos(self)
 
@@ -246,7 +246,7 @@ def _(ctx, grad):
 cosh.jvp(AUTO_ELEMENT_WISE)
 
 
-@_unary("tanh", "TanhBackward0", saves=("result",))
+@_unary("tanh", "TanhBackward0", saves=("result",), ufunc="tanh")
 def tanh(xp, self):
     return xp.tanh(self)
 
