@@ -20,9 +20,12 @@ Note [Hot path]
 ``x + y`` on tiny tensors is dominated by Python overhead, so the common case is kept short:
 ``fast_unary`` / ``fast_binary`` serve positional calls whose Tensors share one dtype (or a
 Tensor and a Python float/int) with one dict lookup for the promotion; the Python operators and
-the methods of unary ops call them directly, skipping a frame. Everything else (keywords,
-mixed dtypes, lists, ``out=``, in-place) takes ``_run_general``, written for clarity rather
-than speed. The bench (``make bench``) measures this path against torch.
+the methods of unary ops call them directly, skipping a frame. An op that checks its own
+dtypes (``Promote.NONE``) joins them only when declared ``fast=True`` (``mm``, which every
+linear layer's backward calls). In-place arithmetic with nothing to record has
+``fast_inplace``. Everything else (keywords, mixed dtypes, lists, ``out=``) takes
+``_run_general``, written for clarity rather than speed. The bench (``make bench``) measures
+this path against torch.
 """
 from __future__ import annotations
 
@@ -944,7 +947,7 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
           inputs=("self",), variants=("function", "method"), saves=(), view: bool = False,
           differentiable=None, nondiff_outputs=(), public: str | None = None,
           nopromote=(), pointwise: bool = False, scalars=None, outputs=(),
-          kernel_dtypes: bool = False, ufunc: str | None = None):
+          kernel_dtypes: bool = False, ufunc: str | None = None, fast: bool | None = None):
     """Declare a primitive op: the decorated function is its forward kernel on arrays.
 
     With ``view=True`` the kernel instead maps geometry to geometry (see ``_run_view``).
@@ -964,7 +967,9 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
     ``"function"`` (``dyngrad.NAME``), ``"method"`` (``Tensor.NAME``), ``"inplace"``
     (``Tensor.NAME_``), ``"out"`` (``out=`` accepted; always handled by the dispatcher).
     ``ufunc="add"``: the kernel, given its tensor arguments alone, is that backend ufunc (Note
-    [Kernels that are one ufunc]).
+    [Kernels that are one ufunc]). ``fast=True`` lets an op that does its own dtype checks
+    (``promote=Promote.NONE``, such as ``mm``) take the fast paths when its one or two tensor
+    arguments share a dtype (see Note [Hot path]).
     """
 
     def deco(kernel):
@@ -973,6 +978,8 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
                       kernel_dtypes)
         if ufunc is not None:
             spec.ufunc = getattr(_npb.xp, ufunc)
+        if fast is not None:
+            spec.fast = fast
         if scalars is not None:
             spec.scalars = frozenset(spec.inputs.index(n) for n in scalars)
         OPS[name] = spec

@@ -80,7 +80,7 @@ def _product(xp, fn, a, b):
 # Differences from torch: mm keeps both operands, where torch keeps each only when the other's
 # gradient is needed (plus both strides, which the formula's column-major test reads).
 @defop("mm", node="MmBackward0", promote=Promote.NONE, inputs=("self", "mat2"),
-       variants=("function", "method", "out"), saves=("self", "mat2"), scalars=())
+       variants=("function", "method", "out"), saves=("self", "mat2"), scalars=(), fast=True)
 def mm(xp, self, mat2):
     if self.ndim != 2:
         raise RuntimeError("self must be a matrix")
