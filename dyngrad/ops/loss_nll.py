@@ -45,7 +45,7 @@ def _all_valid(xp, t, n_classes, ignore_index) -> bool:
     """Every target is a class index (none ignored, none out of range): the common case."""
     if not t.size:
         return False
-    lo, hi = t.min(), t.max()
+    lo, hi = xp.minimum.reduce(t), xp.maximum.reduce(t)
     return 0 <= lo and hi < n_classes and not lo <= ignore_index <= hi
 
 
@@ -56,7 +56,7 @@ def _nll_forward(xp, self, target, weight, reduction, ignore_index, kernel):
         # the common case in a few passes, the same numbers as below: every weight is 1
         # (-sum(picked) is sum(-picked * 1) exactly) and the total weight is the batch size
         n = target.shape[0]
-        loss = -self[xp.arange(n), target].sum()
+        loss = -xp.add.reduce(self[xp.arange(n), target])
         if reduction == MEAN:
             loss = loss / self.dtype.type(n)
         return xp.asarray(loss, dtype=self.dtype), xp.asarray(n, dtype=self.dtype)

@@ -71,7 +71,7 @@ def dense(xp, result):
 
 def _sum(xp, x, axes, keepdim, dtype):
     x, acc = _accumulate(xp, x, dtype)
-    total = xp.sum(x, axis=axes, keepdims=keepdim, dtype=acc)
+    total = xp.add.reduce(x, axis=axes, keepdims=keepdim, dtype=acc)   # (xp.sum, unwrapped)
     return dense(xp, total if acc is None else total.astype(x.dtype))
 
 
