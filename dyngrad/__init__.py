@@ -64,6 +64,8 @@ def numel(input) -> int:
 
 
 globals().update({k: v for k, v in _ops.FUNCTIONS.items() if "." not in k})
+_ops._registry.picklable_by_name(__name__, {k: v for k, v in _ops.FUNCTIONS.items()
+                                            if "." not in k})
 _install_methods(_ops.METHODS)
 _install_operators()
 

@@ -1,4 +1,6 @@
 """dyngrad.special: the ops published as ``special.<name>`` (declared in dyngrad/ops)."""
 from .ops import namespace as _namespace
+from .ops._registry import picklable_by_name as _picklable_by_name
 
 globals().update(_namespace("special"))
+_picklable_by_name(__name__, _namespace("special"))

@@ -424,3 +424,33 @@ def test_module_save_load_like_torch(tmp_path):
     fresh = dyngrad_nn_mlp()
     fresh.load_state_dict(dyngrad.load(path))
     np.testing.assert_array_equal(fresh(dyngrad.from_numpy(x)).detach().numpy(), before)
+
+
+def _public_ops():
+    import types
+    from dyngrad.ops._registry import OpSpec
+    for mod in (dyngrad, dyngrad.nn.functional, dyngrad.linalg, dyngrad.special):
+        for name in dir(mod):
+            fn = getattr(mod, name)
+            if not name.startswith("_") and (type(fn) is types.FunctionType
+                                             or isinstance(fn, OpSpec)):
+                yield f"{mod.__name__}.{name}", fn
+
+
+def test_every_public_function_pickles_by_reference():
+    import pickle
+    failed = [name for name, fn in _public_ops() if pickle.loads(pickle.dumps(fn)) is not fn]
+    assert not failed
+
+
+def test_a_module_holding_functional_ops_saves_whole():
+    """dyngrad.save(model) with weights_only=False, as torch.save(model): TransformerEncoderLayer
+    keeps F.relu as its activation."""
+    m = dyngrad.nn.TransformerEncoderLayer(8, 2, 16).eval()
+    buf = io.BytesIO()
+    dyngrad.save(m, buf)
+    buf.seek(0)
+    again = dyngrad.load(buf, weights_only=False)
+    x = dyngrad.randn(3, 5, 8)
+    assert again.activation is dyngrad.nn.functional.relu
+    assert dyngrad.equal(m(x), again(x))

@@ -55,6 +55,7 @@ _new = object.__new__
 OPS: dict = {}        # "add.Tensor" -> OpSpec
 FUNCTIONS: dict = {}  # public name -> callable; dotted names ("linalg.inv") go to submodules
 METHODS: dict = {}    # Tensor method name -> callable(self, ...)
+_SPECS: dict = {}     # every OpSpec by name, the backward-only ones OPS leaves out too
 INPLACE: dict = {}    # in-place variants by name ("add_"), also in METHODS
 
 _Tensor = None        # set by _tensor.py once the class exists (avoids an import cycle)
@@ -155,6 +156,9 @@ class OpSpec:
         Note [JVP rules] in autograd/forward_ad.py."""
         self.jvp_fn = fn
         return fn
+
+    def __reduce__(self):
+        return spec_named, (self.name,)
 
     def __repr__(self) -> str:
         return f"<op {self.name} node={self.node}>"
@@ -983,6 +987,7 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
         if scalars is not None:
             spec.scalars = frozenset(spec.inputs.index(n) for n in scalars)
         OPS[name] = spec
+        _SPECS[name] = spec
         pub = public or spec.base
         if "function" in variants:
             FUNCTIONS[pub] = spec
@@ -1002,6 +1007,29 @@ def namespace(prefix: str) -> dict:
     head = prefix + "."
     return {k[len(head):]: v for k, v in FUNCTIONS.items()
             if k.startswith(head) and "." not in k[len(head):]}
+
+
+def picklable_by_name(module: str, functions: dict) -> None:
+    """Make the plain functions a public module re-exports picklable by reference (a module
+    holding ``F.relu``, saved whole with ``dyngrad.save``, as torch's modules are).
+
+    pickle finds a function at ``fn.__module__`` + ``fn.__qualname__``; a wrapper made in a
+    helper or published under another name is not there, so it takes this public address
+    unless its own already leads to it. (OpSpecs pickle by their op name: ``__reduce__``.)"""
+    import sys
+    import types
+    for name, fn in functions.items():
+        if type(fn) is not types.FunctionType:
+            continue
+        home = sys.modules.get(fn.__module__)
+        if home is not None and getattr(home, fn.__qualname__, None) is fn:
+            continue
+        fn.__module__, fn.__qualname__ = module, name
+
+
+def spec_named(name: str) -> "OpSpec":
+    """The OpSpec declared as `name` (unpickling one)."""
+    return _SPECS[name]
 
 
 def composite(name: str, *, method: bool = True, function: bool = True, inplace: str | None = None):
