@@ -31,10 +31,10 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """The p-norm of ``x1 - x2 + eps`` over the last dim."""
-    from .. import norm
+    from .norms import norm_p_dim   # at::norm: NormBackward1, as torch records
     dim = max(x1.dim(), x2.dim())
     diff = add_scalar(x1 - x2, eps)
-    return norm(diff, p, dim - 1, keepdim) if dim else norm(diff, p, [], keepdim)
+    return norm_p_dim(diff, float(p), (dim - 1,) if dim else (), keepdim)
 
 
 def _triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,

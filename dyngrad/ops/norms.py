@@ -18,7 +18,7 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import canonical_dim
 from . import _registry
-from ._registry import FUNCTIONS, METHODS, defop
+from ._registry import FUNCTIONS, METHODS, OPS, defop
 from .reduction import _dims, dense, reduced_axes, unsqueeze_multiple, write_out
 
 
@@ -138,16 +138,45 @@ def _(ctx, grad):
     return norm_backward(grad, self, ctx.ord, result, dim, ctx.keepdim)
 
 
+def norm_jvp(self_t, self, p, result, dim, keepdim):
+    """sum(d norm / dx * t): the backward formula with a unit gradient."""
+    partial = norm_backward(result.new_ones(result.shape), self, p, result, dim, keepdim)
+    if partial is None or not self.dim():
+        return result.new_zeros(result.shape) if partial is None else partial * self_t
+    return (partial * self_t).sum(dim or list(range(self.dim())), keepdim)
+
+
 @_vector_norm.jvp
-def _(ctx, self_t):   # sum(d norm / dx * t): the backward formula with a unit gradient
+def _(ctx, self_t):
     self, result = ctx.saved_tensors
     dim = ctx.dim
     dim = [] if dim is None else ([dim] if isinstance(dim, int) else list(dim))
-    partial = norm_backward(result.new_ones(result.shape), self, ctx.ord, result, dim,
-                            ctx.keepdim)
-    if partial is None or not self.dim():
-        return result.new_zeros(result.shape) if partial is None else partial * self_t
-    return (partial * self_t).sum(dim or list(range(self.dim())), ctx.keepdim)
+    return norm_jvp(self_t, self, ctx.ord, result, dim, ctx.keepdim)
+
+
+# -- at::norm(self, p, dim, keepdim): NormBackward1 ---------------------------------------------
+# torch.norm (Python) goes through linalg.vector_norm; torch's C++ ops that call at::norm
+# (pairwise_distance, hence triplet_margin_loss) record NormBackward1, whose saved names are
+# p/dim/keepdim. The same kernel and formulas; not published (torch exposes no such function).
+@defop("norm.ScalarOpt_dim", node="NormBackward1", promote=Promote.NONE, variants=(),
+       saves=("self", "result"), kernel_dtypes=True, scalars=())
+def norm_p_dim(xp, self, p, dim, keepdim=False):
+    return _vector_norm.kernel(xp, self, p, dim, keepdim)
+
+
+@norm_p_dim.backward
+def _(ctx, grad):
+    self, result = ctx.saved_tensors
+    return norm_backward(grad, self, ctx.p, result, list(ctx.dim), ctx.keepdim)
+
+
+@norm_p_dim.jvp
+def _(ctx, self_t):
+    self, result = ctx.saved_tensors
+    return norm_jvp(self_t, self, ctx.p, result, list(ctx.dim), ctx.keepdim)
+
+
+del OPS[norm_p_dim.name]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):

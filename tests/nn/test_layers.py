@@ -29,10 +29,6 @@ def signs(*shape):
     return make
 
 
-# F.pairwise_distance records NormBackward1 in torch and LinalgVectorNormBackward0 here
-# (nn.functional's graph parity, not the module's): see test_pairwise_distance_graph below
-GRAPH_DIFFERS = {"PairwiseDistance"}
-
 
 # (id, constructor on either library, input makers)
 CASES = [
@@ -189,8 +185,7 @@ def test_forward_backward_like_torch(name, make, inputs, dtype):
     grad_inputs = [a.dtype.kind == "f" and not getattr(mk, "no_grad", False)
                    for a, mk in zip(arrays, inputs)]
     ours, theirs = pair(lambda lib: make(lib.nn), dtype)
-    check_forward_backward(ours, theirs, arrays, dtype, grad_inputs,
-                           graph=name not in GRAPH_DIFFERS)
+    check_forward_backward(ours, theirs, arrays, dtype, grad_inputs)
     # parameters changed in place by forward (Embedding's max_norm) and buffers (running
     # statistics) moved the same way
     for (n, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
@@ -215,8 +210,6 @@ def test_conv_transpose_output_size():
     assert str(got.value) == str(expected.value)
 
 
-@pytest.mark.xfail(strict=True, reason="F.pairwise_distance builds LinalgVectorNormBackward0 "
-                   "where torch shows NormBackward1")
 def test_pairwise_distance_graph():
     names = []
     for lib in (torch, dyngrad):

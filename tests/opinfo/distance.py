@@ -12,10 +12,6 @@ def _arr(shape, dtype, rng):
     return make_array(shape, dtype, rng)
 
 
-NORM_NODE = "torch.norm records NormBackward1; dyngrad's torch.norm (ops/norms.py, not ours) " \
-    "records LinalgVectorNormBackward0: same values and gradients"
-
-
 def _cosine(dtype, rng):
     def x(shape):
         return _arr(shape, dtype, rng)
@@ -58,9 +54,9 @@ OP_DB += [
                   "to autograd); dyngrad adds a detached offset (AddBackward0 where torch "
                   "shows CloneBackward0): same values and gradients"}),
     OpInfo("nn.functional.pairwise_distance", _pairwise, FLOATS + INTS + COMPLEX,
-           gradgrad_samples=2, tol=HALF_TOL, xfail={"graph_parity": NORM_NODE}),
+           gradgrad_samples=2, tol=HALF_TOL),
     OpInfo("nn.functional.triplet_margin_loss", _triplet, FLOATS + INTS + COMPLEX,
-           gradgrad_samples=2, tol=HALF_TOL, xfail={"graph_parity": NORM_NODE}),
+           gradgrad_samples=2, tol=HALF_TOL),
     OpInfo("nn.functional.scaled_dot_product_attention", _sdpa, FLOATS, gradgrad_samples=3,
            tol={"float16": (2e-2, 2e-2)},
            xfail={"graph_parity": "torch's math path uses the fused _safe_softmax "

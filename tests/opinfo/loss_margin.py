@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from .core import COMPLEX, FLOATS, INTS, OP_DB, OpInfo, SampleInput, sliced, transposed
-from .distance import NORM_NODE
 from .loss import HALF_TOL, REDUCTIONS, make_array
 
 MARGIN_DTYPES = ("float32", "float64")     # torch's CPU kernels: no float16
@@ -145,8 +144,7 @@ OP_DB += [
     OpInfo("nn.functional.gaussian_nll_loss", _gaussian_nll, FLOATS, gradgrad_samples=2,
            tol=HALF_TOL),
     OpInfo("nn.functional.triplet_margin_with_distance_loss", _triplet_with_distance,
-           FLOATS + INTS + COMPLEX, gradgrad_samples=2, tol=HALF_TOL,
-           xfail={"graph_parity": NORM_NODE}),
+           FLOATS + INTS + COMPLEX, gradgrad_samples=2, tol=HALF_TOL),
 ]
 
 
