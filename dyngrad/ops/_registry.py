@@ -78,7 +78,7 @@ class OpSpec:
                  "pointwise", "fast", "scalars", "optional",
                  "node_cls", "arg_positions", "arg_defaults", "saves_result",
                  "save_when", "save_plan", "link_requiring_only", "saved_outputs",
-                 "kernel_dtypes", "jvp_fn", "ufunc")
+                 "kernel_dtypes", "jvp_fn", "ufunc", "layout_reversed")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False, outputs=(),
@@ -87,6 +87,7 @@ class OpSpec:
         self.base = name.split(".")[0]
         self.kernel = kernel
         self.ufunc = None    # Note [Kernels that are one ufunc]
+        self.layout_reversed = False   # the result's layout follows the inputs last to first
         self.node = node
         self.promote = promote
         self.inputs = tuple(inputs)
@@ -595,7 +596,7 @@ def fast_binary(spec, a, b):
             return None            # the general path raises torch's broadcasting error
         if (x.ndim > 1 or y.ndim > 1) and spec.pointwise and not (
                 x.flags.c_contiguous and y.flags.c_contiguous):
-            result = _relayout(result, (x, y))
+            result = _relayout(result, (y, x) if spec.layout_reversed else (x, y))
         return _new_output(spec, result, r[1], a, b, (a, b))
     if tb is float or tb is int:
         r = spec._dtype_cache.get((dt, tb))
@@ -744,7 +745,8 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
     if spec.pointwise and type(result) is _ndarray and result.ndim > 1 and not (
             inplace and result is inplace_target._data):
         # the layout follows the inputs as given, not their promoted copies
-        result = _relayout(result, [a._data for a in inputs if isinstance(a, _Tensor)])
+        given = [a._data for a in inputs if isinstance(a, _Tensor)]
+        result = _relayout(result, given[::-1] if spec.layout_reversed else given)
     # (for a list input such as cat's, `inputs` is already the list's tensors)
     record = _grad_state.grad_enabled and spec.node_cls is not None and _requires_grad(inputs)
     if inplace:

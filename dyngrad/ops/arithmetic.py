@@ -142,6 +142,7 @@ def _(ctx, grad):
 
 
 rsub_tensor.jvp(AUTO_LINEAR)
+rsub_tensor.layout_reversed = True   # torch runs sub(other, self): the layout follows `other`
 
 
 @defop("rsub.Scalar", node="RsubBackward1", inputs=("self", "other"), variants=(),
