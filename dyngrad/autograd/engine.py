@@ -283,13 +283,16 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     _task.grad_leaves = None if accumulate or captures is None else \
         {e[0] for e in captures if type(e[0]) is AccumulateGrad}
     run_node = _run_node
+    inline = True    # nodes without hooks, captures or pruning run inlined below
     if _anomaly.enabled or _profiler.active:   # every node takes _observed_run_node
-        run_node, plain = _observed_run_node, False
+        run_node, plain, inline = _observed_run_node, False, False
+    cap_nodes = None if captures is None else {e[0] for e in captures}
     try:
         while heap:
             fn = pop(heap)[2]
             grads = buffers.pop(fn, None) or [None]
-            if plain and not fn._hooked and type(fn) is not AccumulateGrad:
+            if inline and not fn._hooked and type(fn) is not AccumulateGrad and (
+                    cap_nodes is None or fn in must and fn not in cap_nodes):
                 # _run_node without hooks or captures, inlined: this runs once per node
                 if len(grads) == 1 and grads[0] is None:
                     outputs = None
