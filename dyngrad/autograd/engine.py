@@ -154,14 +154,13 @@ def _only_view_of_its_memory(grad) -> bool:
     ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
     A linear layer's weight gradient arrives as ``t(t(mm result))``, a view (as in torch, whose
     AccumulateGrad steals such a gradient whenever the view itself has no other owner). Copying
-    it costs a pass over every weight per step. The
-    memory is free to take when nobody else can reach it: the view's base is held by nothing
-    but the view, the Storage they share by nothing but the two of them, and the NumPy array
-    owning the memory by nothing but the base, the Storage's flat buffer and the view's array
-    (any other NumPy view, alias or exported buffer of that memory holds the owner too, and
-    shows up in its reference count). Anything else — an intermediate view still alive, a
-    saved tensor, a ``detach()`` alias, a user's reference — makes the counts higher and the
-    gradient is copied, as before.
+    it costs a pass over every weight per step. The memory is free to take when nobody else can
+    reach it: the view's base is held by nothing but the view, the Storage they share by
+    nothing but the two of them, and the NumPy array owning the memory by nothing but the base,
+    the Storage's flat buffer and the view's array (any other NumPy view, alias or exported
+    buffer of that memory holds the owner too, and shows up in its reference count). Anything
+    else — an intermediate view still alive, a saved tensor, a ``detach()`` alias, a user's
+    reference — makes the counts higher and the gradient is copied, as before.
     """
     base = grad._base
     st = grad._storage
@@ -542,8 +541,8 @@ def _invalid_gradient(fn, i, gshape, shape):
 
 def _check_expandable(fn, i, gshape, shape):
     """torch's check that a gradient of `gshape` sums to `shape` (without summing it)."""
-    lead = len(gshape) - len(shape)
-    if lead < 0 or any(s != 1 and s != g for s, g in zip(shape, gshape[lead:])):
+    from ..ops._autograd_utils import expandable
+    if not expandable(shape, gshape):
         raise _invalid_gradient(fn, i, gshape, shape)
 
 

@@ -341,10 +341,15 @@ class OpNode(Node):
         An edge to nowhere needs none; nor, in ``autograd.grad(out, inputs)`` or
         ``backward(inputs=)``, does an edge to a node that leads to none of the inputs (the
         engine would drop that gradient; torch's formulas skip it too)."""
+        return tuple([self.needs_input(i) for i in range(len(self.next_functions))])
+
+    def needs_input(self, i: int) -> bool:
+        """``needs_input_grad[i]``, without building the tuple (the formulas' hot check)."""
+        fn = self.next_functions[i][0]
+        if fn is None:
+            return False
         visit = _graph_task.visit
-        if visit is None:
-            return tuple([e[0] is not None for e in self.next_functions])
-        return tuple([e[0] is not None and e[0] in visit for e in self.next_functions])
+        return visit is None or fn in visit
 
     def __getattr__(self, name):
         spec = type(self).spec

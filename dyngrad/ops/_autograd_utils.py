@@ -5,6 +5,12 @@ from .._utils import shape_str
 from ._registry import METHODS
 
 
+def expandable(size, shape) -> bool:
+    """Whether `size` broadcasts to `shape` (so a gradient of `shape` sums down to `size`)."""
+    lead = len(shape) - len(size)
+    return lead >= 0 and all(s == 1 or s == g for s, g in zip(size, shape[lead:]))
+
+
 def sum_to_size(grad, *size):
     """Sum `grad` down to `size` (torch's Tensor.sum_to_size / at::sum_to).
 
@@ -16,10 +22,10 @@ def sum_to_size(grad, *size):
     gshape = tuple(grad.shape)
     if gshape == size:
         return grad
-    lead = len(gshape) - len(size)
-    if lead < 0 or any(s != 1 and s != g for s, g in zip(size, gshape[lead:])):
+    if not expandable(size, gshape):
         raise RuntimeError(f"size {shape_str(size)} is not expandable to size "
                            f"{shape_str(gshape)}.")
+    lead = len(gshape) - len(size)
     dims = list(range(lead)) + [lead + d for d, s in enumerate(size)
                                 if s == 1 and gshape[lead + d] != 1]
     if dims:

@@ -36,7 +36,6 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR, MULTILINEAR, fw_not_implemented
-from ..autograd.graph import _graph_task
 from .creation import zeros_like
 from .pointwise import (ALL, NO_INPLACE, _call, _dtype, _not_implemented, _require_tensor,
                         _tensor_cls, where_self)
@@ -54,12 +53,8 @@ def _alpha(ctx):
 
 
 def _needs(ctx, i: int) -> bool:
-    """``ctx.needs_input_grad[i]`` (see OpNode.needs_input_grad), without building the tuple."""
-    fn = ctx.next_functions[i][0]
-    if fn is None:
-        return False
-    visit = _graph_task.visit
-    return visit is None or fn in visit
+    """``ctx.needs_input_grad[i]`` (OpNode.needs_input)."""
+    return ctx.needs_input(i)
 
 
 def _no_derivative(name: str):
