@@ -200,8 +200,8 @@ def _(ctx, grad):
 @defop("sigmoid_backward", node="SigmoidBackwardBackward0", inputs=("grad_output", "output"),
        saves=("grad_output", "output"), **_PW)
 def sigmoid_backward(xp, grad_output, output):
-    g, y = (a.astype(xp.float32) if a.dtype == xp.float16 else a for a in (grad_output, output))
-    return (g * (1 - y) * y).astype(xp.result_type(grad_output, output), copy=False)
+    y = _opmath(output)
+    return _like(_opmath(grad_output) * (1 - y) * y, output)
 
 
 @sigmoid_backward.backward

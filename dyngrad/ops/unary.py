@@ -21,6 +21,7 @@ from ..backends import special_math as _sm
 from ._registry import FUNCTIONS, INPLACE, METHODS, OPS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD, fw_not_implemented
 from .creation import zeros_like
+from .activation import _like, _opmath
 from .pointwise import ALL, _call, _not_implemented, _tensor_cls, exp, where_self
 
 LN2 = math.log(2.0)
@@ -265,8 +266,8 @@ def _(ctx, grad):
 @defop("tanh_backward", node="TanhBackwardBackward0", inputs=("grad_output", "output"),
        saves=("grad_output", "output"), variants=(), scalars=(), pointwise=True)
 def tanh_backward(xp, grad_output, output):
-    g, y = (a.astype(xp.float32) if a.dtype == xp.float16 else a for a in (grad_output, output))
-    return (g * (1 - y * y)).astype(xp.result_type(grad_output, output), copy=False)
+    y = _opmath(output)   # (float16 in float32, as torch's kernels)
+    return _like(_opmath(grad_output) * (1 - y * y), output)
 
 
 @tanh_backward.backward
