@@ -195,7 +195,7 @@ class Tensor:
         """This tensor's Storage, created on first use (see module docstring)."""
         st = self._storage
         if st is None:
-            st = self._storage = Storage(_npb.flat_buffer(self._data), CPU)
+            st = self._storage = Storage.of(self._data, CPU)
         return st
 
     def untyped_storage(self) -> Storage:
@@ -228,14 +228,24 @@ class Tensor:
         st = self._storage
         if st is None:
             st = self._storage_obj()
-        v = _new(Tensor)            # (a view of a Parameter is a plain Tensor)
         dtype = self._data.dtype
         if 0 in shape:
-            v._data = _npb.strided(st.buffer, shape, stride, offset, dtype)
+            data = _npb.strided(st.buffer, shape, stride, offset, dtype)
         else:   # _npb.strided, inlined: every view op comes here
             itemsize = dtype.itemsize
-            v._data = _ndarray(shape, dtype, st.buffer, offset * itemsize,
-                               tuple([s * itemsize for s in stride]))
+            data = _ndarray(shape, dtype, st.buffer, offset * itemsize,
+                            tuple([s * itemsize for s in stride]))
+        return self._view_of_array(data, offset)
+
+    def _view_of_array(self, data, offset: int) -> "Tensor":
+        """A view of this tensor (sharing its Storage) whose array is `data`, at `offset`
+        elements into the storage. NumPy may have made `data` itself: Note [Views NumPy makes
+        directly] in ops/_registry.py."""
+        st = self._storage
+        if st is None:
+            st = self._storage_obj()
+        v = _new(Tensor)            # (a view of a Parameter is a plain Tensor)
+        v._data = data
         v._storage = st
         v._offset = offset
         v._requires_grad = False

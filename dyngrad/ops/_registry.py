@@ -78,7 +78,7 @@ class OpSpec:
                  "pointwise", "fast", "scalars", "optional",
                  "node_cls", "arg_positions", "arg_defaults", "saves_result",
                  "save_when", "save_plan", "link_requiring_only", "saved_outputs",
-                 "kernel_dtypes", "jvp_fn", "ufunc", "layout_reversed")
+                 "kernel_dtypes", "jvp_fn", "ufunc", "layout_reversed", "array_view")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False, outputs=(),
@@ -88,6 +88,7 @@ class OpSpec:
         self.kernel = kernel
         self.ufunc = None    # Note [Kernels that are one ufunc]
         self.layout_reversed = False   # the result's layout follows the inputs last to first
+        self.array_view = None   # a view op's NumPy twin: see Note [Views NumPy makes directly]
         self.node = node
         self.promote = promote
         self.inputs = tuple(inputs)
@@ -150,6 +151,13 @@ class OpSpec:
     def backward(self, fn):
         """Decorator: attach the backward formula (on Tensors) to this op."""
         self.backward_fn = fn
+        return fn
+
+    def numpy_view(self, fn):
+        """Decorator: ``fn(array, *args)`` makes this view op's array with NumPy's own view
+        methods, or returns None to leave the call to the geometry kernel (Note [Views NumPy
+        makes directly])."""
+        self.array_view = fn
         return fn
 
     def jvp(self, fn):
@@ -448,6 +456,16 @@ def _run_view(spec, args, kwargs):
     ``split``…), where ``geom = (shape, stride, storage_offset)`` in elements, exactly torch's
     view metadata. The output shares the input's Storage (and so its version counter) and
     records ``_base``. See Note [Version counters] in _storage.py.
+
+    Note [Views NumPy makes directly]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    A transpose-like view (``t``, ``transpose``, ``permute``) keeps the storage offset and only
+    reorders shape and strides, which is exactly what NumPy's ``a.T`` / ``swapaxes`` /
+    ``transpose`` do to the array: such an op declares that twin with ``@spec.numpy_view``, and
+    the dispatcher asks NumPy for the array instead of mapping the geometry and building an
+    array over the storage buffer (a linear layer's ``w.t()`` costs a third as much). The twin
+    returns None for anything unusual (a bad dim, a 0-d tensor), and the geometry kernel then
+    runs as for every other view, raising torch's errors.
     """
     if kwargs:
         args, kwargs = spec.bind(args, kwargs)
@@ -455,16 +473,23 @@ def _run_view(spec, args, kwargs):
     if not isinstance(self, _Tensor):
         _check_input(spec, self, 0)
     data = self._data
-    itemsize = data.itemsize
-    geom = (data.shape, tuple([s // itemsize for s in data.strides]), self._offset)
-    result = spec.kernel(geom, *args[1:], **kwargs)
-    if type(result) is list:
-        outs = tuple(self._make_view(*g) for g in result)
-        if _grad_state.grad_enabled:   # Note [Views and in-place: CopySlices]
-            for t in outs:
-                t._view_creation = _views.MULTI_OUTPUT
+    arr = None
+    if spec.array_view is not None and not kwargs:   # Note [Views NumPy makes directly]
+        arr = spec.array_view(data, *args[1:])
+    if arr is not None:
+        result = None
+        outs = (self._view_of_array(arr, self._offset),)
     else:
-        outs = (self._make_view(*result),)
+        itemsize = data.itemsize
+        geom = (data.shape, tuple([s // itemsize for s in data.strides]), self._offset)
+        result = spec.kernel(geom, *args[1:], **kwargs)
+        if type(result) is list:
+            outs = tuple(self._make_view(*g) for g in result)
+            if _grad_state.grad_enabled:   # Note [Views and in-place: CopySlices]
+                for t in outs:
+                    t._view_creation = _views.MULTI_OUTPUT
+        else:
+            outs = (self._make_view(*result),)
     if not _grad_state.grad_enabled:
         creation = _views.INFERENCE_MODE if _grad_state.inference else _views.NO_GRAD_MODE
         for t in outs:

@@ -284,6 +284,14 @@ def _transpose(geom, dim0, dim1):
     return tuple(shape), tuple(stride), offset
 
 
+@_transpose.numpy_view
+def _(a, dim0, dim1):
+    nd = a.ndim
+    if type(dim0) is int and type(dim1) is int and -nd <= dim0 < nd and -nd <= dim1 < nd:
+        return a.swapaxes(dim0, dim1)
+    return None
+
+
 @_transpose.backward
 def _(ctx, grad):
     return _transpose(grad, ctx.dim0, ctx.dim1)
@@ -318,6 +326,11 @@ def _t(geom):
     return _t_geom(geom)
 
 
+@_t.numpy_view
+def _(a):
+    return a.T if a.ndim <= 2 else None
+
+
 @_t.backward
 def _(ctx, grad):
     return _t(grad)
@@ -343,6 +356,18 @@ def _permute(geom, dims):
     if len(set(dims)) != nd:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     return tuple(shape[d] for d in dims), tuple(stride[d] for d in dims), offset
+
+
+@_permute.numpy_view
+def _(a, dims):
+    nd = a.ndim
+    if type(dims) is tuple and len(dims) == nd and nd > 0:
+        for d in dims:
+            if type(d) is not int or not -nd <= d < nd:
+                return None
+        if len({d % nd for d in dims}) == nd:
+            return a.transpose(dims)
+    return None
 
 
 @_permute.backward
