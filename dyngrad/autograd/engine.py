@@ -290,6 +290,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
         while heap:
             fn = pop(heap)[2]
             grads = buffers.pop(fn, None) or [None]
+            metas = None   # set when the node's gradients are still to be validated
             if inline and not fn._hooked and type(fn) is not AccumulateGrad and (
                     cap_nodes is None or fn in must and fn not in cap_nodes):
                 # _run_node without hooks or captures, inlined: this runs once per node
@@ -297,12 +298,16 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                     outputs = None
                 elif len(grads) == 1 and type(fn).apply is _op_apply and fn._n_outputs == 1 \
                         and fn.spec.backward_fn is not None:
-                    # OpNode.apply and release_variables, inlined for a one-output node
+                    # OpNode.apply and release_variables, inlined for a one-output node; its
+                    # gradients are validated one by one in the loop over its edges below
                     outputs = fn.spec.backward_fn(fn, grads[0])
                     if not retain_graph:
                         fn._saved = None
-                    outputs = validate_outputs(
-                        fn, outputs if type(outputs) is tuple else (outputs,))
+                    if type(outputs) is not tuple:
+                        outputs = (outputs,)
+                    metas = fn._meta
+                    if len(outputs) != len(metas):
+                        validate_outputs(fn, outputs)   # raises torch's count error
                 else:
                     outputs = fn.apply(tuple(grads))
                     if not retain_graph:
@@ -327,6 +332,11 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                     continue
                 if outputs is not None:
                     g = outputs[i]
+                    if metas is not None and g is not None:   # validate_outputs, inlined
+                        meta = metas[i]
+                        if meta is not None and (g._data.shape != meta[0]
+                                                 or g._data.dtype is not meta[1]):
+                            g = _validate_one(fn, i, g, meta, visit is None or nxt in visit)
                     if g is not None and (visit is None or nxt in visit):
                         buf = buffers.get(nxt)
                         if buf is None and nr == 0:
@@ -338,7 +348,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                 if left == 0:
                     push(heap, (-nxt._seq, counter, nxt))
                     counter += 1
-            g = buf = outputs = None   # the gradients now live in the buffers only
+            g = buf = outputs = metas = None   # the gradients now live in the buffers only
     except BaseException:
         if _anomaly.enabled:   # Note [Anomaly reports] in anomaly_mode.py
             from .anomaly_mode import report_error
@@ -504,27 +514,32 @@ def validate_outputs(fn, outputs):
         meta = metas[i] if metas is not None else fn.input_metadata(i)
         if meta is None:
             continue
-        shape, dtype = meta
-        data = g._data
-        if visit is not None and nxt not in visit:
-            # a gradient that leads to none of ``inputs``: checked, then dropped unsummed
-            if data.shape != shape:
-                _check_expandable(fn, i, data.shape, shape)
-            outputs[i] = None
+        wanted = visit is None or nxt in visit
+        if wanted and g._data.shape == meta[0] and g._data.dtype is meta[1]:
             continue
-        if data.shape == shape and data.dtype is dtype:
-            continue
-        if data.shape != shape:
-            g = _sum_to(fn, i, g, shape)
-        if data.dtype is not dtype and data.dtype != dtype:
-            if data.dtype.kind == "c" and dtype.kind != "c":   # torch's validate_outputs check
-                raise RuntimeError(
-                    "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
-                    "grad_is_complex) to be true, but got false.  (Could this error message be "
-                    "improved?  If so, please report an enhancement request to PyTorch.)")
-            g = g.to(_from_np(dtype))
-        outputs[i] = g
+        outputs[i] = _validate_one(fn, i, g, meta, wanted)
     return outputs
+
+
+def _validate_one(fn, i, g, meta, wanted: bool):
+    """Gradient `g` for fn's input `i` summed to that input's shape and cast to its dtype;
+    None for a gradient that leads to none of ``inputs`` (checked, then dropped unsummed)."""
+    shape, dtype = meta
+    data = g._data
+    if not wanted:
+        if data.shape != shape:
+            _check_expandable(fn, i, data.shape, shape)
+        return None
+    if data.shape != shape:
+        g = _sum_to(fn, i, g, shape)
+    if data.dtype is not dtype and data.dtype != dtype:
+        if data.dtype.kind == "c" and dtype.kind != "c":   # torch's validate_outputs check
+            raise RuntimeError(
+                "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+                "grad_is_complex) to be true, but got false.  (Could this error message be "
+                "improved?  If so, please report an enhancement request to PyTorch.)")
+        g = g.to(_from_np(dtype))
+    return g
 
 
 def _from_np(np_dtype):

@@ -397,14 +397,38 @@ class OpNode(Node):
 _NODE_CLASSES: dict = {}
 
 
+def _argument_property(spec, name):
+    """``ctx.<name>`` for one argument of `spec`'s op (see node_class)."""
+    default = spec.arg_defaults[name]
+    pos = spec.arg_positions.get(name)
+    if pos is not None:
+        def get(ctx):
+            args = ctx._args
+            return args[pos] if pos < len(args) else default
+    else:   # keyword-only
+        def get(ctx):
+            kw = ctx._kwargs
+            return kw[name] if kw and name in kw else default
+    get.__name__ = name
+    return property(get)
+
+
 # Nodes torch implements by hand in C++: their name() carries the namespace
 _CPP_NODES = {"CopyBackwards", "CopySlices", "AccumulateGrad", "GraphRoot", "Error",
               "NotImplemented", "DelayedError", "UndefinedGradBackward"}
 
 
 def node_class(spec) -> type:
-    """The Node subclass named as torch names the op's node (one per op)."""
+    """The Node subclass named as torch names the op's node (one per op).
+
+    Each of the op's arguments is a property of the class (``ctx.dim``, ``ctx.alpha``): a
+    formula reads them on every backward, and a class attribute is found at once where
+    ``OpNode.__getattr__`` would first rule out every other kind of name. Both return the same
+    value: the argument as recorded, else its default."""
     attrs = {"__slots__": (), "spec": spec, "__module__": "dyngrad.autograd.graph"}
+    for name in spec.arg_defaults:
+        if not name.startswith("_") and not hasattr(OpNode, name):
+            attrs[name] = _argument_property(spec, name)
     if spec.node in _CPP_NODES:
         full = "torch::autograd::" + spec.node
         attrs["name"] = lambda self: full

@@ -41,6 +41,18 @@ def short_name(node) -> str:
     return _BACKWARD_SUFFIX.sub(lambda m: "" if m.group(1) == "0" else m.group(1), node.name())
 
 
+_Tensor = None
+
+
+def _tensor_class():
+    """dyngrad.Tensor (imported on first use: _tensor.py imports this module)."""
+    global _Tensor
+    if _Tensor is None:
+        from .._tensor import Tensor
+        _Tensor = Tensor
+    return _Tensor
+
+
 class SavedTensor:
     """One saved value of a node: the tensor (or an output's data) and its saved version."""
 
@@ -76,14 +88,18 @@ class SavedTensor:
 
     def unpack(self, node):
         """The saved tensor, after checking nothing modified it in place since it was saved."""
-        if self.version is None:
+        version = self.version
+        if version is None:
             return self.data.unpack(node)
-        if self.current_version() != self.version:
+        if not self.is_output:   # a saved input: the common case, current_version() inlined
+            t = self.tensor
+            st = t._storage
+            if (0 if st is None else st.version) != version:
+                raise RuntimeError(self._modified_message(node))
+            return t
+        if self.storage.version != version:
             raise RuntimeError(self._modified_message(node))
-        if not self.is_output:
-            return self.tensor
-        from .._tensor import Tensor
-        t = object.__new__(Tensor)
+        t = object.__new__(_tensor_class())
         t._data = self.data
         t._storage = self.storage
         t._offset = self.offset

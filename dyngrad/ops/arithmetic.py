@@ -47,14 +47,10 @@ def _maybe_multiply(grad, alpha):
 
 
 # add, sub and mul run in every training step: their formulas skip ctx's attribute lookups
+# (``ctx.needs_input(i)`` is ``ctx.needs_input_grad[i]`` without building the tuple)
 def _alpha(ctx):
     """``ctx.alpha`` (a keyword-only argument: absent from most calls)."""
     return ctx.alpha if ctx._kwargs else 1
-
-
-def _needs(ctx, i: int) -> bool:
-    """``ctx.needs_input_grad[i]`` (OpNode.needs_input)."""
-    return ctx.needs_input(i)
 
 
 def _no_derivative(name: str):
@@ -97,7 +93,7 @@ def add(xp, self, other, *, alpha=1, _into=None):
 
 @add.backward
 def _(ctx, grad):
-    return grad, _maybe_multiply(grad, _alpha(ctx)) if _needs(ctx, 1) else None
+    return grad, _maybe_multiply(grad, _alpha(ctx)) if ctx.needs_input(1) else None
 
 
 add.jvp(AUTO_LINEAR)
@@ -113,7 +109,7 @@ def sub_tensor(xp, self, other, *, alpha=1, _into=None):
 
 @sub_tensor.backward
 def _(ctx, grad):
-    return grad, _maybe_multiply(-grad, _alpha(ctx)) if _needs(ctx, 1) else None
+    return grad, _maybe_multiply(-grad, _alpha(ctx)) if ctx.needs_input(1) else None
 
 
 sub_tensor.jvp(AUTO_LINEAR)
@@ -133,7 +129,7 @@ def rsub_tensor(xp, self, other, *, alpha=1):
 
 @rsub_tensor.backward
 def _(ctx, grad):
-    return _maybe_multiply(-grad, _alpha(ctx)) if _needs(ctx, 0) else None, grad
+    return _maybe_multiply(-grad, _alpha(ctx)) if ctx.needs_input(0) else None, grad
 
 
 rsub_tensor.jvp(AUTO_LINEAR)
@@ -208,7 +204,7 @@ def mul(xp, self, other, *, _into=None):
 @mul.backward
 def _(ctx, grad):
     self, other = ctx.saved_tensors
-    return grad * other if _needs(ctx, 0) else None, grad * self if _needs(ctx, 1) else None
+    return grad * other if ctx.needs_input(0) else None, grad * self if ctx.needs_input(1) else None
 
 
 mul.jvp(MULTILINEAR)
