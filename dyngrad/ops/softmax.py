@@ -44,8 +44,8 @@ def _softmax(xp, self, dim, half_to_float=False):
         return self.copy()
     with xp.errstate(invalid="ignore"):
         e = xp.exp(_shifted(xp, x, axis))
-        r = e / xp.add.reduce(e, axis=axis, keepdims=True)
-    return dense(xp, r.astype(self.dtype))
+        e /= xp.add.reduce(e, axis=axis, keepdims=True)   # (e is this kernel's own array)
+    return dense(xp, e.astype(self.dtype, copy=False))
 
 
 @_softmax.backward
@@ -68,8 +68,8 @@ def _log_softmax(xp, self, dim, half_to_float=False):
         return self.copy()
     with xp.errstate(invalid="ignore", divide="ignore"):
         s = _shifted(xp, x, axis)
-        r = s - xp.log(xp.add.reduce(xp.exp(s), axis=axis, keepdims=True))
-    return dense(xp, r.astype(self.dtype))
+        s -= xp.log(xp.add.reduce(xp.exp(s), axis=axis, keepdims=True))   # (s is its own)
+    return dense(xp, s.astype(self.dtype, copy=False))
 
 
 @_log_softmax.backward
@@ -107,7 +107,7 @@ def _softmax_backward_data(xp, grad_output, output, dim):
     axis = _backward_axis(xp, output, dim)
     g, y = _opmath(xp, grad_output, output)
     r = y * (g - xp.add.reduce(g * y, axis=axis, keepdims=True))
-    return dense(xp, r.astype(output.dtype))
+    return dense(xp, r.astype(output.dtype, copy=False))
 
 
 @_softmax_backward_data.backward
@@ -128,7 +128,7 @@ def _log_softmax_backward_data(xp, grad_output, output, dim):
     axis = _backward_axis(xp, output, dim)
     g, y = _opmath(xp, grad_output, output)
     r = g - xp.exp(y) * xp.add.reduce(g, axis=axis, keepdims=True)
-    return dense(xp, r.astype(output.dtype))
+    return dense(xp, r.astype(output.dtype, copy=False))
 
 
 @_log_softmax_backward_data.backward
