@@ -421,14 +421,18 @@ _CPP_NODES = {"CopyBackwards", "CopySlices", "AccumulateGrad", "GraphRoot", "Err
 def node_class(spec) -> type:
     """The Node subclass named as torch names the op's node (one per op).
 
-    Each of the op's arguments is a property of the class (``ctx.dim``, ``ctx.alpha``): a
-    formula reads them on every backward, and a class attribute is found at once where
-    ``OpNode.__getattr__`` would first rule out every other kind of name. Both return the same
-    value: the argument as recorded, else its default."""
+    Each of the op's arguments is a property of the class (``ctx.dim``, ``ctx.alpha``), and so
+    is each input's shape (``ctx.self_shape``): a formula reads them on every backward, and a
+    class attribute is found at once where ``OpNode.__getattr__`` would first rule out every
+    other kind of name. Both return the same values."""
     attrs = {"__slots__": (), "spec": spec, "__module__": "dyngrad.autograd.graph"}
     for name in spec.arg_defaults:
         if not name.startswith("_") and not hasattr(OpNode, name):
             attrs[name] = _argument_property(spec, name)
+    for i, name in enumerate(spec.inputs):   # ctx.self_shape: the input's recorded shape
+        if not name.endswith("[]") and (spec.diff_index is None or i in spec.diff_index):
+            k = i if spec.diff_index is None else spec.diff_index.index(i)
+            attrs.setdefault(name + "_shape", property(lambda ctx, k=k: ctx._meta[k][0]))
     if spec.node in _CPP_NODES:
         full = "torch::autograd::" + spec.node
         attrs["name"] = lambda self: full

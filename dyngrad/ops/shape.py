@@ -64,7 +64,10 @@ def _int_tuple(name: str, arg: str, args) -> tuple:
             raise TypeError(f"{name}(): argument '{arg}' (position 1) must be tuple of ints, "
                             f"not {type(seq).__name__}")
         args = seq
-    return tuple(_as_int(v, name, arg, i) for i, v in enumerate(args))
+    for v in args:
+        if type(v) is not int:
+            return tuple(_as_int(v, name, arg, i) for i, v in enumerate(args))
+    return tuple(args)   # plain ints: the common case
 
 
 def _elem_strides(arr) -> tuple:
@@ -92,6 +95,18 @@ def _view(geom, size):
     if new_stride is None:
         raise RuntimeError(VIEW_ERROR)
     return size, new_stride, offset
+
+
+@_view.numpy_view
+def _(a, size):
+    # a C-contiguous array views any shape of its size with C strides, as torch's computeStride
+    # gives a contiguous tensor; anything else (an empty tensor, a bad size) takes the kernel
+    if a.flags.c_contiguous and a.size and size.count(-1) <= 1 and min(size, default=0) >= -1:
+        try:
+            return a.reshape(size)
+        except ValueError:
+            return None
+    return None
 
 
 @_view.backward
@@ -216,6 +231,8 @@ def reshape(input, *args, shape=None):
     """Same data in another shape: a view when ``view`` could make one, else a copy."""
     shape = _int_tuple("reshape", "shape", args if shape is None else (shape,))
     size = infer_size(shape, input._data.size)
+    if input._data.flags.c_contiguous and input._data.size:
+        return _view(input, size)   # a contiguous tensor always has the view
     stride = compute_stride(input._data.shape, input.stride(), size)
     if stride is None:
         return _unsafe_view(clone(input, memory_format=_memory_formats()[0]), size)
