@@ -513,3 +513,54 @@ def test_keyword_arguments_like_torch():
             r = fn(lib, x)
             res.append((tuple(r.shape), r.stride(), r.storage_offset(), _np(r).tolist()))
         assert res[0] == res[1]
+
+
+# Note [Views NumPy makes directly]: t / transpose / permute / view of a contiguous tensor ask
+# NumPy for the array. The twin must give exactly what the geometry kernel gives, and the view
+# must share the version counter of a fresh result whose Storage is only made on first use.
+TWIN_CASES = [
+    ("t", lambda lib, x: x[0, 0].t()),
+    ("t_1d", lambda lib, x: x[0, 0, 0].t()),
+    ("t_0d", lambda lib, x: x[0, 0, 0, 0].t()),
+    ("transpose", lambda lib, x: x.transpose(0, -1)),
+    ("transpose_same", lambda lib, x: x.transpose(2, 2)),
+    ("permute", lambda lib, x: x.permute(3, -3, 0, 2)),
+    ("view", lambda lib, x: x.contiguous().view(6, -1)),
+    ("view_ones", lambda lib, x: x.contiguous().view(1, -1, 1)),
+    ("reshape", lambda lib, x: x.reshape(2, -1)),
+]
+
+
+@pytest.mark.parametrize("base_name", list(BASES))
+@pytest.mark.parametrize("name,fn", TWIN_CASES, ids=[c[0] for c in TWIN_CASES])
+def test_numpy_view_twins_equal_the_geometry_kernel(base_name, name, fn):
+    from dyngrad.ops import _registry
+
+    def geometry(v):
+        return (tuple(v.shape), v.stride(), v.storage_offset(), _np(v).tolist())
+
+    want = geometry(fn(torch, BASES[base_name](torch)))
+    assert geometry(fn(dyngrad, BASES[base_name](dyngrad))) == want
+    twins = {s: s.array_view for s in _registry._SPECS.values() if s.array_view is not None}
+    assert {s.name for s in twins} >= {"t", "transpose.int", "permute", "view"}
+    try:
+        for s in twins:
+            s.array_view = None    # the geometry kernel alone
+        assert geometry(fn(dyngrad, BASES[base_name](dyngrad))) == want
+    finally:
+        for s, twin in twins.items():
+            s.array_view = twin
+
+
+@pytest.mark.parametrize("make_view", [lambda y: y.t(), lambda y: y.transpose(0, 1),
+                                       lambda y: y.permute(1, 0), lambda y: y.view(-1)])
+def test_view_of_a_fresh_result_shares_its_storage(make_view):
+    got = []
+    for lib in LIBS:
+        x = lib.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+        y = x * 2                   # a fresh result: dyngrad has made no Storage for it yet
+        v = make_view(y)
+        same_memory = _ptr(v) == _ptr(y)
+        v.add_(1)
+        got.append((same_memory, y._version, v._version, _np(y).tolist(), _base_of(v) is y))
+    assert got[0] == got[1]

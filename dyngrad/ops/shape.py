@@ -99,9 +99,12 @@ def _view(geom, size):
 
 @_view.numpy_view
 def _(a, size):
-    # a C-contiguous array views any shape of its size with C strides, as torch's computeStride
-    # gives a contiguous tensor; anything else (an empty tensor, a bad size) takes the kernel
-    if a.flags.c_contiguous and a.size and size.count(-1) <= 1 and min(size, default=0) >= -1:
+    # a C-contiguous array without size-1 dims has exactly the contiguous strides, and NumPy
+    # views it as any other shape of its size with C strides, as torch's computeStride does.
+    # Anything else takes the kernel: an empty tensor, a bad size, the same shape (NumPy keeps
+    # the strides) and size-1 dims (their strides may hold anything, which torch carries on)
+    if (a.flags.c_contiguous and a.size and 1 not in a.shape and size != a.shape
+            and size.count(-1) <= 1 and min(size, default=0) >= -1):
         try:
             return a.reshape(size)
         except ValueError:
