@@ -174,3 +174,28 @@ def test_calling_a_node_runs_its_formula_as_torch():
         one = x.exp().grad_fn(lib.ones(2))
         assert type(both) is tuple and [t.tolist() for t in both] == [[3.0, 4.0], [1.0, 2.0]]
         assert isinstance(one, lib.Tensor) and one.grad_fn is not None   # (grad mode is on)
+
+
+def test_node_argument_properties_read_what_getattr_reads():
+    """Node classes carry their op's arguments and input shapes as properties (node_class);
+    they must give what OpNode.__getattr__ gives for the same name."""
+    from dyngrad.autograd.graph import OpNode
+    x = dyngrad.randn(3, 4, requires_grad=True)
+    nodes = [x.sum(1, keepdim=True).grad_fn, x.add(x, alpha=2).grad_fn, x.sub(1.5).grad_fn,
+             x.transpose(0, 1).grad_fn, x.view(12).grad_fn, x.clamp(min=-1).grad_fn,
+             x.softmax(-1).grad_fn, (x @ x.t()).grad_fn]
+    checked = 0
+    for node in nodes:
+        cls = type(node)
+        names = [n for n, v in vars(cls).items()
+                 if isinstance(v, property) and not n.startswith("_")]
+        for name in names:
+            got = []
+            for read in (getattr, OpNode.__getattr__):
+                try:
+                    got.append(read(node, name))
+                except Exception as e:   # noqa: BLE001  (a scalar input has no shape)
+                    got.append(type(e))
+            assert got[0] == got[1], (cls.__name__, name, got)
+            checked += 1
+    assert checked >= 12
