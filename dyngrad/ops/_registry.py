@@ -78,7 +78,8 @@ class OpSpec:
                  "pointwise", "fast", "scalars", "optional",
                  "node_cls", "arg_positions", "arg_defaults", "saves_result",
                  "save_when", "save_plan", "link_requiring_only", "saved_outputs",
-                 "kernel_dtypes", "jvp_fn", "ufunc", "layout_reversed", "array_view")
+                 "kernel_dtypes", "jvp_fn", "ufunc", "layout_reversed", "array_view",
+                 "wraps_scalars")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False, outputs=(),
@@ -89,6 +90,7 @@ class OpSpec:
         self.ufunc = None    # Note [Kernels that are one ufunc]
         self.layout_reversed = False   # the result's layout follows the inputs last to first
         self.array_view = None   # a view op's NumPy twin: see Note [Views NumPy makes directly]
+        self.wraps_scalars = True   # torch makes a Python number input an operand (_WRAPPED)
         self.node = node
         self.promote = promote
         self.inputs = tuple(inputs)
@@ -620,7 +622,9 @@ def fast_binary(spec, a, b):
         except ValueError:
             return None            # the general path raises torch's broadcasting error
         if (x.ndim > 1 or y.ndim > 1) and spec.pointwise and not (
-                x.flags.c_contiguous and y.flags.c_contiguous):
+                x.flags.c_contiguous and y.flags.c_contiguous and x.shape == y.shape):
+            # (broadcast operands go through _relayout: a size-1 dim's stride, which NumPy's
+            # contiguity flag ignores, can decide torch's order there)
             result = _relayout(result, (y, x) if spec.layout_reversed else (x, y))
         return _new_output(spec, result, r[1], a, b, (a, b))
     if tb is float or tb is int:
@@ -629,8 +633,8 @@ def fast_binary(spec, a, b):
             return None
         uf = spec.ufunc
         result = uf(x, b) if uf is not None else spec.kernel(_xp, x, b)
-        if x.ndim > 1 and spec.pointwise and not x.flags.c_contiguous:
-            result = _relayout(result, (x,))
+        if x.ndim > 1 and spec.pointwise and not (x.flags.c_contiguous and 1 not in x.shape):
+            result = _relayout(result, (x, _WRAPPED) if spec.wraps_scalars else (x,))
         return _new_output(spec, result, r[1], a, None, (a, b))
     return None
 
@@ -658,19 +662,33 @@ def _new_output(spec, result, res_dt, a, b, inputs):
     return t
 
 
+# A Python number among a pointwise op's inputs, as torch's TensorIterator sees it when the op
+# wraps it into a 0-d tensor (add, mul, comparisons, where...: OpSpec.wraps_scalars): one more
+# operand, so the inputs no longer share a shape and torch's fast layout setup does not apply.
+_WRAPPED = _xp.zeros(())
+
+
 def _relayout(result, arrays):
     """Give a pointwise result torch's layout. See Note [Output layout of pointwise ops]."""
     if type(result) is not _ndarray or result.ndim < 2:
         return result
     arrays = [a for a in arrays if type(a) is _ndarray]
-    if result.flags.c_contiguous and all(a.flags.c_contiguous and a.shape == result.shape
-                                         for a in arrays):
-        return result            # the common case: contiguous operands, contiguous result
+    if result.flags.c_contiguous and all(a.flags.c_contiguous for a in arrays) and (
+            1 not in result.shape or all(a.shape == result.shape for a in arrays)):
+        # the common case: contiguous operands (broadcast ones too: their stride-0 dims decide
+        # nothing in torch's ordering), contiguous result; a size-1 dim of a broadcast result
+        # takes its stride from that ordering, so such results go through it
+        return result
     want = elementwise_strides(result.shape, arrays)
     itemsize = result.itemsize
-    if all(n == 1 or s * itemsize == rs for n, s, rs in zip(result.shape, want, result.strides)):
+    want = tuple([s * itemsize for s in want])
+    if want == result.strides:
         return result
-    out = _npb.strided(_npb.xp.empty(result.size, result.dtype), result.shape, want, 0)
+    if all(n == 1 or s == rs for n, s, rs in zip(result.shape, want, result.strides)):
+        # the same addressing, only a size-1 dim's stride differs (it moves nothing, but
+        # stride() shows it): the same memory with torch's strides
+        return _xp.lib.stride_tricks.as_strided(result, strides=want)
+    out = _ndarray(result.shape, result.dtype, _npb.xp.empty(result.size, result.dtype), 0, want)
     out[...] = result
     return out
 
@@ -770,7 +788,8 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
     if spec.pointwise and type(result) is _ndarray and result.ndim > 1 and not (
             inplace and result is inplace_target._data):
         # the layout follows the inputs as given, not their promoted copies
-        given = [a._data for a in inputs if isinstance(a, _Tensor)]
+        given = [a._data if isinstance(a, _Tensor) else _WRAPPED for a in inputs
+                 if a is not None and (spec.wraps_scalars or isinstance(a, _Tensor))]
         result = _relayout(result, given[::-1] if spec.layout_reversed else given)
     # (for a list input such as cat's, `inputs` is already the list's tensors)
     record = _grad_state.grad_enabled and spec.node_cls is not None and _requires_grad(inputs)

@@ -543,6 +543,11 @@ def pow_scalar(xp, self, exponent):
     return _pow(xp, self, exponent)
 
 
+# torch's pow with a number (either side) runs without making the number an operand: the
+# result keeps the tensor's own layout (test_pointwise_layout.py)
+pow_tensor_scalar.wraps_scalars = pow_scalar.wraps_scalars = False
+
+
 @pow_scalar.backward
 def _(ctx, grad):
     base, exponent, result = ctx.saved_tensors    # base: the Python number

@@ -363,6 +363,9 @@ def clamp_scalar(xp, self, min=None, max=None):
     return _clamp(xp, self, min, max)
 
 
+clamp_scalar.wraps_scalars = False   # number bounds are no operands of torch's kernel
+
+
 def _inside(self, min, max):
     """Where clamp passes the gradient to `self`: the bounds themselves included (torch)."""
     if min is None:

@@ -510,6 +510,16 @@ def _squeeze_dim(geom, dim):
     return shape[:d] + shape[d + 1:], stride[:d] + stride[d + 1:], offset
 
 
+@_squeeze_dim.numpy_view
+def _(a, dim):
+    # dropping the one size-1 dim of a C-contiguous array: NumPy's C strides are the kept ones
+    nd = a.ndim
+    if (type(dim) is int and -nd <= dim < nd and a.shape[dim] == 1 and a.flags.c_contiguous
+            and a.size and a.shape.count(1) == 1):
+        return a.reshape(a.shape[:dim % nd] + a.shape[dim % nd + 1:])
+    return None
+
+
 @_squeeze_dim.backward
 def _(ctx, grad):
     return _unsqueeze_to(grad, ctx.self_shape, (ctx.dim,))
@@ -550,6 +560,18 @@ def _unsqueeze(geom, dim):
     d = canonical_dim(dim, nd + 1)
     new_stride = 1 if d >= nd else shape[d] * stride[d]
     return shape[:d] + (1,) + shape[d:], stride[:d] + (new_stride,) + stride[d:], offset
+
+
+@_unsqueeze.numpy_view
+def _(a, dim):
+    # a C-contiguous array without size-1 dims has the contiguous strides, and the new dim's
+    # stride is then torch's size * stride of the dim it lands before (1 at the end)
+    nd = a.ndim
+    if type(dim) is int and -nd - 1 <= dim <= nd and a.flags.c_contiguous and a.size \
+            and 1 not in a.shape:
+        d = dim % (nd + 1)
+        return a.reshape(a.shape[:d] + (1,) + a.shape[d:])
+    return None
 
 
 @_unsqueeze.backward
