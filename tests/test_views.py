@@ -528,6 +528,10 @@ TWIN_CASES = [
     ("view", lambda lib, x: x.contiguous().view(6, -1)),
     ("view_ones", lambda lib, x: x.contiguous().view(1, -1, 1)),
     ("reshape", lambda lib, x: x.reshape(2, -1)),
+    ("unsqueeze", lambda lib, x: x.unsqueeze(2)),
+    ("unsqueeze_end", lambda lib, x: x.contiguous().unsqueeze(-1)),
+    ("squeeze_dim", lambda lib, x: x[:, :1].contiguous().squeeze(1)),
+    ("squeeze_other", lambda lib, x: x[:1, :1].contiguous().squeeze(0)),
 ]
 
 
@@ -542,7 +546,8 @@ def test_numpy_view_twins_equal_the_geometry_kernel(base_name, name, fn):
     want = geometry(fn(torch, BASES[base_name](torch)))
     assert geometry(fn(dyngrad, BASES[base_name](dyngrad))) == want
     twins = {s: s.array_view for s in _registry._SPECS.values() if s.array_view is not None}
-    assert {s.name for s in twins} >= {"t", "transpose.int", "permute", "view"}
+    assert {s.name for s in twins} >= {"t", "transpose.int", "permute", "view", "unsqueeze",
+                                       "squeeze.dim"}
     try:
         for s in twins:
             s.array_view = None    # the geometry kernel alone
