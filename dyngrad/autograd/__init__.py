@@ -17,11 +17,26 @@ from . import anomaly_mode, profiler  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from . import functional  # noqa: F401
 from . import forward_ad  # noqa: F401
+from .engine import run_backward as _run_backward
+
+_Tensor = None
+_creation = None
 
 
 def _tensor_cls():
-    from .._tensor import Tensor
-    return Tensor
+    global _Tensor
+    if _Tensor is None:   # (imported on first use: the tensor module imports this package)
+        from .._tensor import Tensor
+        _Tensor = Tensor
+    return _Tensor
+
+
+def _ops_creation():
+    global _creation
+    if _creation is None:
+        from ..ops import creation
+        _creation = creation
+    return _creation
 
 
 def _is_checkpoint_valid() -> bool:
@@ -47,8 +62,6 @@ def _as_inputs(x):
 
 def _make_grads(outputs, grads, is_grads_batched=False):
     """torch's _make_grads: default ones for scalars, shape checks for the rest."""
-    from ..ops import creation
-    from .._utils import Size
     new = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -58,7 +71,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 if not out.is_floating_point() and not out.is_complex():
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {out.dtype}")
-                new.append(creation.ones_like(out, memory_format=None))
+                new.append(_ops_creation().ones_like(out, memory_format=None))
             else:
                 new.append(None)
         else:
@@ -66,6 +79,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 raise TypeError("gradients can be either Tensors or None, but got "
                                 + type(g).__name__)
             if g._data.shape != out._data.shape:
+                from .._utils import Size
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} "
                     f"and output[{i}] has a shape of {Size(out._data.shape)}.")
@@ -96,7 +110,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         create_graph: record the backward itself, for higher-order derivatives.
         inputs: accumulate only into these tensors.
     """
-    from .engine import run_backward
     tensors = _as_tuple(tensors)
     if inputs is not None:
         inputs = _as_inputs(inputs)
@@ -109,8 +122,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if retain_graph is None:
         retain_graph = create_graph
     _check_roots(tensors)
-    run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs,
-                 accumulate=True)
+    _run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs,
+                  accumulate=True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -121,8 +134,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     Returns a tuple with one entry per input; None for an unused input when
     ``allow_unused=True`` (zeros with ``materialize_grads=True``).
     """
-    from .engine import run_backward
-    from ..ops import creation
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
@@ -146,8 +157,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     _check_roots(outputs)
-    result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
-                          allow_unused=allow_unused, accumulate=False)
+    result = _run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
+                           allow_unused=allow_unused, accumulate=False)
     if materialize_grads:
-        result = [creation.zeros_like(t) if g is None else g for t, g in zip(inputs_t, result)]
+        zeros_like = _ops_creation().zeros_like
+        result = [zeros_like(t) if g is None else g for t, g in zip(inputs_t, result)]
     return tuple(result)
