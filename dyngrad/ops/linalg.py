@@ -97,8 +97,9 @@ def mm(xp, self, mat2):
 
 
 def _column_major(t) -> bool:
-    stride = t.stride()
-    return stride[0] == 1 and stride[1] == t.shape[0]
+    """stride() == (1, rows): torch's test for a transposed matrix (from the array's strides)."""
+    a = t._data
+    return a.strides[0] == a.itemsize and a.strides[1] == a.shape[0] * a.itemsize
 
 
 @mm.backward

@@ -458,12 +458,20 @@ def _(ctx, grad):
 _expand.jvp(AUTO_LINEAR)
 
 
+_TYPE_NAMES: dict = {}   # NumPy dtype -> torch's type name (expand passes one on every call)
+
+
 def _type_name(t) -> str:
     """Tensor::toString(): the legacy type name, CPU<Name>Type for dtypes that have none."""
-    legacy = t.dtype._legacy
-    if legacy in ("Bool", "ComplexFloat", "ComplexDouble", "BFloat16"):
-        return f"CPU{legacy}Type"
-    return f"torch.{legacy}Tensor"
+    name = _TYPE_NAMES.get(t._data.dtype)
+    if name is None:
+        legacy = t.dtype._legacy
+        if legacy in ("Bool", "ComplexFloat", "ComplexDouble", "BFloat16"):
+            name = f"CPU{legacy}Type"
+        else:
+            name = f"torch.{legacy}Tensor"
+        _TYPE_NAMES[t._data.dtype] = name
+    return name
 
 
 def expand(self, *sizes, size=None):
