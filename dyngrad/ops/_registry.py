@@ -463,11 +463,14 @@ def _run_view(spec, args, kwargs):
     ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
     A transpose-like view (``t``, ``transpose``, ``permute``) keeps the storage offset and only
     reorders shape and strides, which is exactly what NumPy's ``a.T`` / ``swapaxes`` /
-    ``transpose`` do to the array: such an op declares that twin with ``@spec.numpy_view``, and
-    the dispatcher asks NumPy for the array instead of mapping the geometry and building an
-    array over the storage buffer (a linear layer's ``w.t()`` costs a third as much). The twin
-    returns None for anything unusual (a bad dim, a 0-d tensor), and the geometry kernel then
-    runs as for every other view, raising torch's errors.
+    ``transpose`` do to the array; ``view``, ``unsqueeze`` and ``squeeze(dim)`` of a
+    C-contiguous array are NumPy's ``reshape`` where torch's strides are the contiguous ones.
+    Such an op declares that twin with ``@spec.numpy_view``, and the dispatcher asks NumPy for
+    the array instead of mapping the geometry and building an array over the storage buffer (a
+    linear layer's ``w.t()`` costs a third as much). The twin returns None for anything else (a
+    bad dim, size-1 dims whose strides NumPy would not keep as torch does), and the geometry
+    kernel then runs as for every other view, raising torch's errors. A test checks each twin
+    against the kernel and torch on every base layout (tests/test_views.py).
     """
     if kwargs:
         args, kwargs = spec.bind(args, kwargs)
