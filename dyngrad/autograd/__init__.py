@@ -19,16 +19,9 @@ from . import functional  # noqa: F401
 from . import forward_ad  # noqa: F401
 from .engine import run_backward as _run_backward
 
-_Tensor = None
+from .saved import _tensor_class as _tensor_cls   # dyngrad.Tensor, imported on first use
+
 _creation = None
-
-
-def _tensor_cls():
-    global _Tensor
-    if _Tensor is None:   # (imported on first use: the tensor module imports this package)
-        from .._tensor import Tensor
-        _Tensor = Tensor
-    return _Tensor
 
 
 def _ops_creation():

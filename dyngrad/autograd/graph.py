@@ -376,14 +376,8 @@ class OpNode(Node):
                     from .._dtypes import from_np
                     return from_np(meta[1])
                 return tuple(meta[0])
-        pos = spec.arg_positions.get(name)
-        if pos is not None:
-            if pos < len(self._args):
-                return self._args[pos]
-            return spec.arg_defaults[name]
-        if name in spec.arg_defaults:
-            kw = self._kwargs
-            return kw[name] if kw and name in kw else spec.arg_defaults[name]
+        if name in spec.arg_defaults:   # (an argument without its class property: node_class)
+            return _argument_property(spec, name).fget(self)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _saved_entry(self, key):
