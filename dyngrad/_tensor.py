@@ -617,13 +617,13 @@ def install_methods(methods: dict) -> None:
 
 def _as_method(fn, name):
     if isinstance(fn, _registry.OpSpec):       # one frame less on the hot path
-        spec, run, fast1 = fn, _registry._run, _registry.fast_unary
+        spec, run = fn, _registry._run
         if spec.fast and spec.n_inputs == 1:
+            fast = _registry.unary_fast_path(spec, lambda self: run(spec, (self,), {}))
+
             def method(self, *args, **kwargs):
                 if not args and not kwargs:
-                    t = fast1(spec, self)
-                    if t is not None:
-                        return t
+                    return fast(self)
                 return run(spec, (self,) + args, kwargs)
         else:
             def method(self, *args, **kwargs):
@@ -710,28 +710,22 @@ def _operator(op_name: str, kind: str):
     fn = getattr(_ops, op_name, None)
     if isinstance(fn, _registry.OpSpec):
         spec, run = fn, _registry._run
+        # the dunder is the op's fast path itself, which calls the general one where it does
+        # not apply (see Note [Hot path] in ops/_registry.py)
         if kind == "unary":
-            fast1 = _registry.fast_unary
-
-            def dunder(self):
-                t = fast1(spec, self)
-                return t if t is not None else run(spec, (self,), {})
-        elif kind == "reflected":
+            return _registry.unary_fast_path(spec, lambda self: run(spec, (self,), {}))
+        if kind == "reflected":
             def dunder(self, other):
                 if not _operand_ok(other):
                     return NotImplemented
                 return run(spec, (other, self), {})
-        else:
-            fast2 = _registry.fast_binary
+            return dunder
 
-            def dunder(self, other):
-                t = fast2(spec, self, other)
-                if t is not None:
-                    return t
-                if not _operand_ok(other):
-                    return NotImplemented
-                return run(spec, (self, other), {})
-        return dunder
+        def general(self, other):
+            if not _operand_ok(other):
+                return NotImplemented
+            return run(spec, (self, other), {})
+        return _registry.binary_fast_path(spec, general)
     if kind == "unary":
         return lambda self: getattr(_ops, op_name)(self)
     if kind == "reflected":

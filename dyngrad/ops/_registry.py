@@ -18,12 +18,17 @@ no node of their own, exactly as in torch.
 Note [Hot path]
 ~~~~~~~~~~~~~~~
 ``x + y`` on tiny tensors is dominated by Python overhead, so the common case is kept short:
-``fast_unary`` / ``fast_binary`` serve positional calls whose Tensors share one dtype (or a
-Tensor and a Python float/int) with one dict lookup for the promotion; the Python operators and
-the methods of unary ops call them directly, skipping a frame. An op that checks its own
-dtypes (``Promote.NONE``) joins them only when declared ``fast=True`` (``mm``, which every
-linear layer's backward calls). In-place arithmetic with nothing to record has
-``fast_inplace``. Everything else (keywords, mixed dtypes, lists, ``out=``) takes
+``unary_fast_path`` / ``binary_fast_path`` serve positional calls whose Tensors share one dtype
+(or a Tensor and a Python float/int) with one dict lookup for the promotion. Each makes a
+closure per op and caller, which gets the general path as its fallback: the Python operators
+and the methods of unary ops *are* such closures (``Tensor.__add__`` falls back to the general
+path, ``OpSpec.fast_path``, which ``_run`` calls, to None), so ``x + y`` runs one Python frame
+around NumPy's add. Python frames and thread-local reads are what this path costs: the inference
+flag is not read here at all (Note [Open inference blocks] in autograd/grad_mode.py).
+
+An op that checks its own dtypes (``Promote.NONE``) joins them only when declared ``fast=True``
+(``mm``, which every linear layer's backward calls). In-place arithmetic with nothing to record
+has ``fast_inplace``. Everything else (keywords, mixed dtypes, lists, ``out=``) takes
 ``_run_general``, written for clarity rather than speed. The bench (``make bench``) measures
 this path against torch.
 """
@@ -79,7 +84,7 @@ class OpSpec:
                  "node_cls", "arg_positions", "arg_defaults", "saves_result",
                  "save_when", "save_plan", "link_requiring_only", "saved_outputs",
                  "kernel_dtypes", "jvp_fn", "ufunc", "layout_reversed", "array_view",
-                 "wraps_scalars")
+                 "wraps_scalars", "fast_path")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False, outputs=(),
@@ -126,6 +131,9 @@ class OpSpec:
         self.kernel_dtypes = kernel_dtypes
         self.fast = not view and not self.list_input and not nopromote and not kernel_dtypes \
             and promote is not Promote.NONE and 1 <= self.n_inputs <= 2
+        # the fast path _run takes when `fast` (None where it does not apply)
+        self.fast_path = unary_fast_path(self, _no_fast_path) if self.n_inputs == 1 else \
+            binary_fast_path(self, _no_fast_path) if self.n_inputs == 2 else None
         params = list(inspect.signature(kernel).parameters.values())[1:]  # drop xp
         self.signature = inspect.Signature(params)
         self._bind_plan = None
@@ -511,14 +519,26 @@ def _run_view(spec, args, kwargs):
     return outs if type(result) is list else outs[0]
 
 
-# True while the profiler records (autograd/profiler.py sets it through set_profiling): the
-# fast paths then step aside and _run times each call. Off, it costs one flag test per op.
+# True while the profiler records (autograd/profiler.py sets it through set_profiling): _run
+# then times each call. Off, it costs one flag test per op.
 _profiling = False
+# True while the fast paths step aside for the general path: while the profiler records, and
+# while an inference_mode block is open in any thread (Note [Open inference blocks]).
+_fast_off = False
 
 
 def set_profiling(on: bool) -> None:
     global _profiling
     _profiling = bool(on)
+    _update_fast_off(_gm._open_inference_blocks)
+
+
+def _update_fast_off(open_inference_blocks: int) -> None:
+    global _fast_off
+    _fast_off = _profiling or open_inference_blocks > 0
+
+
+_gm.on_inference_blocks = _update_fast_off
 
 
 def _run(spec, args, kwargs, inplace_target=None, inplace=False):
@@ -527,13 +547,8 @@ def _run(spec, args, kwargs, inplace_target=None, inplace=False):
         from ..autograd.profiler import record_op
         return record_op(spec, _run_general, args, kwargs, inplace_target, inplace)
     if spec.fast and not kwargs and not inplace:
-        n = len(args)
-        if n == 2 and spec.n_inputs == 2:
-            t = fast_binary(spec, args[0], args[1])
-            if t is not None:
-                return t
-        elif n == 1 and spec.n_inputs == 1:
-            t = fast_unary(spec, args[0])
+        if len(args) == spec.n_inputs:
+            t = spec.fast_path(*args)
             if t is not None:
                 return t
     elif spec.view:
@@ -588,81 +603,110 @@ def fast_inplace(spec, target, other, kwargs):
 # no promotion, call the ufunc directly: one Python frame less on the tiniest ops, ~10% of
 # their cost. The kernel stays the definition: tests/ops/test_ufunc_kernels.py checks each such
 # kernel equals its ufunc on every dtype the fast path can give it.
-def fast_unary(spec, a):
-    """`spec(a)` for a Tensor whose dtype needs no promotion, or None (take `_run_general`)."""
-    if (type(a) is not _Tensor and not isinstance(a, _Tensor)) or _profiling:   # (Parameter)
-        return None
-    x = a._data
-    dt = x.dtype
-    r = spec._dtype_cache.get(dt)
-    if r is None or r[0] is not dt:
-        return None
-    uf = spec.ufunc
-    result = uf(x) if uf is not None else spec.kernel(_xp, x)
-    if x.ndim > 1 and spec.pointwise and not x.flags.c_contiguous:
-        result = _relayout(result, (x,))
-    return _new_output(spec, result, r[1], a, None, (a,))
+def unary_fast_path(spec, otherwise):
+    """``spec(a)`` for a Tensor whose dtype needs no promotion; ``otherwise(a)`` for anything
+    else. One closure per op and caller (see Note [Hot path]): the method ``x.exp()`` or the
+    operator ``-x`` is then one Python frame more than the kernel."""
+    cache = spec._dtype_cache
 
-
-def fast_binary(spec, a, b):
-    """`spec(a, b)` for two Tensors of one dtype, or a Tensor and a Python float/int whose
-    promotion is cached; None otherwise (take `_run_general`)."""
-    if (type(a) is not _Tensor and not isinstance(a, _Tensor)) or _profiling:   # (Parameter)
-        return None
-    x = a._data
-    dt = x.dtype
-    tb = type(b)
-    if tb is _Tensor or isinstance(b, _Tensor):
-        y = b._data
-        if y.dtype is not dt:
-            return None
-        r = spec._dtype_cache.get(dt)
+    def fast(a):
+        if (type(a) is not _Tensor and not isinstance(a, _Tensor)) or _fast_off:   # (Parameter)
+            return otherwise(a)
+        x = a._data
+        dt = x.dtype
+        r = cache.get(dt)
         if r is None or r[0] is not dt:
-            return None
+            return otherwise(a)
         uf = spec.ufunc
-        try:
-            result = uf(x, y) if uf is not None else spec.kernel(_xp, x, y)
-        except ValueError:
-            return None            # the general path raises torch's broadcasting error
-        if (x.ndim > 1 or y.ndim > 1) and spec.pointwise and not (
-                x.flags.c_contiguous and y.flags.c_contiguous and x.shape == y.shape):
-            # (broadcast operands go through _relayout: a size-1 dim's stride, which NumPy's
-            # contiguity flag ignores, can decide torch's order there)
-            result = _relayout(result, (y, x) if spec.layout_reversed else (x, y))
-        return _new_output(spec, result, r[1], a, b, (a, b))
-    if tb is float or tb is int:
-        r = spec._dtype_cache.get((dt, tb))
-        if r is None or r[0] is not dt or not (tb is float or r[2]):
-            return None
-        uf = spec.ufunc
-        result = uf(x, b) if uf is not None else spec.kernel(_xp, x, b)
-        if x.ndim > 1 and spec.pointwise and not (x.flags.c_contiguous and 1 not in x.shape):
-            result = _relayout(result, (x, _WRAPPED) if spec.wraps_scalars else (x,))
-        return _new_output(spec, result, r[1], a, None, (a, b))
-    return None
+        result = uf(x) if uf is not None else spec.kernel(_xp, x)
+        if x.ndim > 1 and spec.pointwise and not x.flags.c_contiguous:
+            result = _relayout(result, (x,))
+        # the result as a Tensor (_wrap inlined), then its node when one is to be recorded
+        t = _new(_Tensor)            # storage and offset are class defaults
+        t._data = result if (type(result) is _ndarray and result.dtype is r[1] and result.size) \
+            else _fast_result(result, r[1])
+        t._requires_grad = False
+        t._grad_fn = None
+        if _grad_state.grad_enabled and a._requires_grad and spec.node_cls is not None:
+            _record(spec, (a,), (), None, (t,))
+        if _fw_state.active:   # Note [Forward AD in the dispatcher]
+            _fwad.propagate(spec, (a,), (), None, (t,))
+        return t
+
+    return fast
 
 
-def _new_output(spec, result, res_dt, a, b, inputs):
-    """Wrap a fast-path result (``_wrap`` inlined) and record the node when needed."""
+def binary_fast_path(spec, otherwise):
+    """``spec(a, b)`` for two Tensors of one dtype, or a Tensor and a Python float/int whose
+    promotion is cached; ``otherwise(a, b)`` for anything else. One closure per op and caller
+    (see Note [Hot path]): ``x + y`` is then one Python frame more than NumPy's add."""
+    cache = spec._dtype_cache
+
+    def fast(a, b):
+        if (type(a) is not _Tensor and not isinstance(a, _Tensor)) or _fast_off:   # (Parameter)
+            return otherwise(a, b)
+        x = a._data
+        dt = x.dtype
+        tb = type(b)
+        if tb is _Tensor or isinstance(b, _Tensor):
+            y = b._data
+            if y.dtype is not dt:
+                return otherwise(a, b)
+            r = cache.get(dt)
+            if r is None or r[0] is not dt:
+                return otherwise(a, b)
+            uf = spec.ufunc
+            try:
+                result = uf(x, y) if uf is not None else spec.kernel(_xp, x, y)
+            except ValueError:
+                return otherwise(a, b)   # the general path raises torch's broadcasting error
+            if (x.ndim > 1 or y.ndim > 1) and spec.pointwise and not (
+                    x.flags.c_contiguous and y.flags.c_contiguous and x.shape == y.shape):
+                # (broadcast operands go through _relayout: a size-1 dim's stride, which NumPy's
+                # contiguity flag ignores, can decide torch's order there)
+                result = _relayout(result, (y, x) if spec.layout_reversed else (x, y))
+            bt = b
+        elif tb is float or tb is int:
+            r = cache.get((dt, tb))
+            if r is None or r[0] is not dt or not (tb is float or r[2]):
+                return otherwise(a, b)
+            uf = spec.ufunc
+            result = uf(x, b) if uf is not None else spec.kernel(_xp, x, b)
+            if x.ndim > 1 and spec.pointwise and not (x.flags.c_contiguous and 1 not in x.shape):
+                result = _relayout(result, (x, _WRAPPED) if spec.wraps_scalars else (x,))
+            bt = None
+        else:
+            return otherwise(a, b)
+        # the result as a Tensor (_wrap inlined), then its node when one is to be recorded
+        t = _new(_Tensor)            # storage and offset are class defaults
+        t._data = result if (type(result) is _ndarray and result.dtype is r[1] and result.size) \
+            else _fast_result(result, r[1])
+        t._requires_grad = False
+        t._grad_fn = None
+        if _grad_state.grad_enabled and spec.node_cls is not None and (
+                a._requires_grad or (bt is not None and bt._requires_grad)):
+            _record(spec, (a, b), (), None, (t,))
+        if _fw_state.active:   # Note [Forward AD in the dispatcher]
+            _fwad.propagate(spec, (a, b), (), None, (t,))
+        return t
+
+    return fast
+
+
+def _fast_result(result, res_dt):
+    """A fast-path kernel's result as the array a Tensor holds: an ndarray of the result dtype
+    (torch's contiguous strides when it is empty)."""
     if type(result) is not _ndarray:
         result = _asarray(result)
     if result.dtype is not res_dt:
         result = result.astype(res_dt)
     if not result.size and result.ndim and 0 in result.strides:
         result = _dense_empty(result)
-    t = _new(_Tensor)            # storage and offset are class defaults
-    t._data = result
-    t._requires_grad = False
-    t._grad_fn = None
-    if _grad_state.grad_enabled:
-        if spec.node_cls is not None and (a._requires_grad or (b is not None and
-                                                               b._requires_grad)):
-            _record(spec, inputs, (), None, (t,))
-    elif _grad_state.inference:
-        t._is_inference = True
-    if _fw_state.active:   # Note [Forward AD in the dispatcher]
-        _fwad.propagate(spec, inputs, (), None, (t,))
-    return t
+    return result
+
+
+def _no_fast_path(*args):
+    return None
 
 
 # A Python number among a pointwise op's inputs, as torch's TensorIterator sees it when the op

@@ -77,3 +77,43 @@ def test_grad_mode_is_thread_local():
         t.join()
         seen["main"] = dyngrad.is_grad_enabled()
     assert seen == {"other": True, "main": False}
+
+
+def test_inference_mode_marks_every_fast_path_result():
+    # Note [Open inference blocks]: the dispatcher's fast paths (operators, unary methods,
+    # two-tensor calls) step aside inside inference_mode, and the results are still marked
+    def ex(torch):
+        x, y = torch.ones(3), torch.full((3,), 2.0)
+        with torch.inference_mode():
+            outs = [x + y, x * 2, 2.5 - x, -x, abs(x), x.exp(), torch.mul(x, y), x > y]
+            print([o.is_inference() for o in outs])
+            with torch.inference_mode(False):
+                print([o.is_inference() for o in (x + y, -x, x.exp())])
+        print([o.is_inference() for o in (x + y, -x, x.exp())])
+    assert_prints_like_torch(ex)
+
+
+def test_inference_mode_in_another_thread_leaves_this_one_alone():
+    from dyngrad.ops import _registry
+    inside, leave = threading.Event(), threading.Event()
+
+    def other():
+        with dyngrad.inference_mode():
+            inside.set()
+            leave.wait(10)
+
+    t = threading.Thread(target=other)
+    t.start()
+    inside.wait(10)
+    w = dyngrad.ones(2, requires_grad=True)
+    y = w * 2 + 1
+    assert not y.is_inference() and type(y.grad_fn).__name__ == "AddBackward0"
+    assert not (-y).is_inference() and not y.exp().is_inference()
+    leave.set()
+    t.join()
+    try:
+        with dyngrad.inference_mode():
+            raise KeyError
+    except KeyError:
+        pass
+    assert _registry._fast_off is False   # every block closed: the fast paths serve again
