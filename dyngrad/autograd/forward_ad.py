@@ -22,7 +22,8 @@ destructor does.
 Note [Forward AD in the dispatcher]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 ``_state.active`` is True while a level is entered. The dispatcher (ops/_registry.py) tests that
-one flag after an op has run (fast path, general path, views) and, only when it is set, calls
+one flag after an op has run (general path, views; its fast paths step aside while a level
+exists, see Note [Open inference blocks] in grad_mode.py) and, only when it is set, calls
 ``propagate`` here, which returns at once unless some input has a tangent; with no level the
 whole feature costs that one test per op. The op's JVP rule then runs with ``active`` switched
 off, so that the ops inside the formula do not propagate tangents themselves (torch allows a
@@ -101,7 +102,14 @@ def enter_dual_level() -> int:
     _state.level = 0
     _state.active = True
     _state.generation += 1
+    _mode_changed()
     return 0
+
+
+def _mode_changed() -> None:
+    """Tell the registry a level was entered or left: its fast paths step aside inside one."""
+    if _gm.on_mode_change is not None:
+        _gm.on_mode_change()
 
 
 def exit_dual_level(*, level: int | None = None) -> None:
@@ -120,6 +128,7 @@ def exit_dual_level(*, level: int | None = None) -> None:
     _dual_tensors.clear()
     _state.level = -1
     _state.active = False
+    _mode_changed()
 
 
 class dual_level(_gm._DecoratorContextManager):

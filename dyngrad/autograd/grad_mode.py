@@ -20,19 +20,20 @@ _state = _State()
 # Reading a thread-local flag costs ~40 ns, a sizeable part of a tiny op's fast path
 # (ops/_registry.py, Note [Hot path]). So instead of reading ``_state.inference`` on every op,
 # the fast paths step aside while any ``inference_mode`` block is open in any thread, and the
-# general path, which reads the flag, serves those calls. This counts the open blocks; the
-# registry installs ``on_inference_blocks`` to hear when the count changes.
+# general path, which reads the flag, serves those calls. This counts the open blocks and tells
+# the registry through ``on_mode_change`` (which forward_ad.py calls too, when a forward-AD level
+# is entered or left: the fast paths step aside then as well).
 _open_inference_blocks = 0
 _blocks_lock = threading.Lock()
-on_inference_blocks = None   # callable(count)
+on_mode_change = None   # set by ops/_registry.py
 
 
 def _count_inference_block(delta: int) -> None:
     global _open_inference_blocks
-    with _blocks_lock:   # (the listener too: it must hear the counts in order)
+    with _blocks_lock:   # (the registry too: it must see the counts in order)
         _open_inference_blocks += delta
-        if on_inference_blocks is not None:
-            on_inference_blocks(_open_inference_blocks)
+        if on_mode_change is not None:
+            on_mode_change()
 
 
 def is_grad_enabled() -> bool:

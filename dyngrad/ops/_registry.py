@@ -522,23 +522,24 @@ def _run_view(spec, args, kwargs):
 # True while the profiler records (autograd/profiler.py sets it through set_profiling): _run
 # then times each call. Off, it costs one flag test per op.
 _profiling = False
-# True while the fast paths step aside for the general path: while the profiler records, and
-# while an inference_mode block is open in any thread (Note [Open inference blocks]).
+# True while the fast paths step aside for the general path: while the profiler records, while
+# an inference_mode block is open in any thread, and while a forward-AD level exists (Note [Open
+# inference blocks] in autograd/grad_mode.py).
 _fast_off = False
 
 
 def set_profiling(on: bool) -> None:
     global _profiling
     _profiling = bool(on)
-    _update_fast_off(_gm._open_inference_blocks)
+    _update_fast_off()
 
 
-def _update_fast_off(open_inference_blocks: int) -> None:
+def _update_fast_off() -> None:
     global _fast_off
-    _fast_off = _profiling or open_inference_blocks > 0
+    _fast_off = _profiling or _gm._open_inference_blocks > 0 or _fw_state.level >= 0
 
 
-_gm.on_inference_blocks = _update_fast_off
+_gm.on_mode_change = _update_fast_off
 
 
 def _run(spec, args, kwargs, inplace_target=None, inplace=False):
@@ -627,10 +628,9 @@ def unary_fast_path(spec, otherwise):
             else _fast_result(result, r[1])
         t._requires_grad = False
         t._grad_fn = None
-        if _grad_state.grad_enabled and a._requires_grad and spec.node_cls is not None:
+        # (grad mode, a thread-local read, is read last: most tensors do not require grad)
+        if a._requires_grad and spec.node_cls is not None and _grad_state.grad_enabled:
             _record(spec, (a,), (), None, (t,))
-        if _fw_state.active:   # Note [Forward AD in the dispatcher]
-            _fwad.propagate(spec, (a,), (), None, (t,))
         return t
 
     return fast
@@ -683,11 +683,10 @@ def binary_fast_path(spec, otherwise):
             else _fast_result(result, r[1])
         t._requires_grad = False
         t._grad_fn = None
-        if _grad_state.grad_enabled and spec.node_cls is not None and (
-                a._requires_grad or (bt is not None and bt._requires_grad)):
+        # (grad mode, a thread-local read, is read last: most tensors do not require grad)
+        if (a._requires_grad or (bt is not None and bt._requires_grad)) \
+                and spec.node_cls is not None and _grad_state.grad_enabled:
             _record(spec, (a, b), (), None, (t,))
-        if _fw_state.active:   # Note [Forward AD in the dispatcher]
-            _fwad.propagate(spec, (a, b), (), None, (t,))
         return t
 
     return fast

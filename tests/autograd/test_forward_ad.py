@@ -466,3 +466,20 @@ def test_forward_over_reverse_through_ops_that_save_their_output(f):
             res.append((p.detach().numpy(), t.detach().numpy()))
     np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-12)
     np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-12)
+
+
+def test_operators_and_methods_carry_tangents_inside_a_level():
+    # the dispatcher's fast paths (operators, unary methods) step aside while a level exists,
+    # and the general path propagates (Note [Open inference blocks] in grad_mode.py)
+    from dyngrad.ops import _registry
+
+    def ex(torch):
+        fwAD = torch.autograd.forward_ad
+        with fwAD.dual_level():
+            x = fwAD.make_dual(torch.tensor([1.0, 2.0]), torch.tensor([1.0, -1.0]))
+            y = fwAD.make_dual(torch.tensor([3.0, 4.0]), torch.tensor([0.5, 0.0]))
+            for out in (x + y, x * y, x * 2, 1.5 - x, -x, abs(x), x.exp(), torch.mul(x, y)):
+                print(fwAD.unpack_dual(out).tangent)
+        print(fwAD.unpack_dual(x * y).tangent)
+    assert_prints_like_torch(ex)
+    assert _registry._fast_off is False   # the level is gone: the fast paths serve again
