@@ -53,8 +53,24 @@ def _matches(shape, strides, expected) -> bool:
     return all(n == 1 or s == e for n, s, e in zip(shape, strides, expected))
 
 
+# The answer depends only on the shapes, strides and item sizes, and a program asks about the
+# same few layouts again and again (a transposed weight's gradient, a broadcast bias): each is
+# worked out once (~6 us for two operands) and then looked up (~1 us).
+_KNOWN: dict = {}
+
+
 def elementwise_strides(shape, arrays) -> tuple:
     """Output strides (in elements) torch chooses for a pointwise op over `arrays`."""
+    key = (tuple(shape), tuple([(a.shape, a.strides, a.itemsize) for a in arrays]))
+    strides = _KNOWN.get(key)
+    if strides is None:
+        if len(_KNOWN) >= 4096:   # (a bound, for programs with endlessly new shapes)
+            _KNOWN.clear()
+        strides = _KNOWN[key] = _elementwise_strides(shape, arrays)
+    return strides
+
+
+def _elementwise_strides(shape, arrays) -> tuple:
     nd = len(shape)
     if nd <= 1:
         return (1,) * nd

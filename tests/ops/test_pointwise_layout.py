@@ -73,3 +73,16 @@ def test_scalar_operand_layout_like_torch(name):
     assert (tuple(ours.shape), ours.stride(), ours.dtype) == \
         (tuple(theirs.shape), theirs.stride(), getattr(dyngrad, str(theirs.dtype)[6:]))
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+
+
+def test_remembered_layouts_are_kept_apart():
+    # _layout remembers each answer by the operands' shapes, strides and item sizes
+    from dyngrad import _layout
+    c = np.ones((3, 4))
+    f, f32 = np.asfortranarray(c), np.asfortranarray(c, dtype=np.float32)
+    for _ in range(2):   # the second round reads the remembered answers
+        assert _layout.elementwise_strides((3, 4), [f, f]) == (1, 3)
+        assert _layout.elementwise_strides((3, 4), [c, c]) == (4, 1)
+        assert _layout.elementwise_strides((3, 4), [f32, f32]) == (1, 3)
+        assert _layout.elementwise_strides((3, 4), [c, f]) == (4, 1)
+        assert _layout.elementwise_strides((3, 4), [f, c]) == (1, 3)
