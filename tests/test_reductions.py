@@ -374,3 +374,54 @@ def test_spectral_matrix_norms(ord):
     like_torch(lambda lib, x: lib.linalg.norm(x[0], ord), a)
     if ord == "nuc":
         like_torch(lambda lib, x: lib.norm(x, "nuc", (1, 2)), a)
+
+
+SHORT_ROWS = [(512, 10), (4096, 3), (2, 128, 16), (300, 2)]   # reduce_rows' transposed path
+
+
+@pytest.mark.parametrize("shape", SHORT_ROWS)
+def test_reduce_rows_matches_the_plain_reduction(shape):
+    from dyngrad.ops.reduction import reduce_rows
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    for keepdims in (False, True):
+        for ufunc in (np.maximum, np.minimum):
+            want = ufunc.reduce(x, axis=-1, keepdims=keepdims)
+            got = reduce_rows(np, ufunc, x, -1, keepdims)
+            assert got.shape == want.shape and np.array_equal(got, want)
+        want = np.add.reduce(x, axis=-1, keepdims=keepdims)
+        got = reduce_rows(np, np.add, x, len(shape) - 1, keepdims)
+        assert got.shape == want.shape and got.flags.c_contiguous
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", SHORT_ROWS)
+def test_many_short_rows_like_torch(shape, dtype):
+    # sum, softmax, log_softmax and cross-entropy over many short last-axis rows, with their
+    # gradients (weighted, so that every gradient is non-trivial)
+    rng = np.random.default_rng(0)
+    v, w = rng.standard_normal(shape) * 3, rng.standard_normal(shape)
+    n = shape[-1]
+    target = rng.integers(0, n, v.size // n)
+    fns = {
+        "sum": lambda lib, x: x.sum(-1),
+        "sum keepdim": lambda lib, x: x.sum(-1, keepdim=True),
+        "softmax": lambda lib, x: lib.softmax(x, -1),
+        "log_softmax": lambda lib, x: x.log_softmax(dim=-1),
+        "cross_entropy": lambda lib, x: lib.nn.functional.cross_entropy(
+            x.reshape(-1, n), lib.tensor(target), reduction="none"),
+    }
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
+    for name, fn in fns.items():
+        got = {}
+        for lib in (dyngrad, torch):
+            x = lib.tensor(v, dtype=getattr(lib, dtype), requires_grad=True)
+            out = fn(lib, x)
+            weight = lib.tensor(w.reshape(-1)[:out.numel()].reshape(tuple(out.shape)),
+                                dtype=out.dtype)
+            (g,) = lib.autograd.grad((out * weight).sum(), x)
+            got[lib.__name__] = (out, g)
+        for ours, theirs in zip(got["dyngrad"], got["torch"]):
+            assert str(ours.dtype) == str(theirs.dtype), name
+            assert ours.shape == theirs.shape and ours.stride() == theirs.stride(), name
+            np.testing.assert_allclose(_np(ours), _np(theirs), err_msg=name, **tol)

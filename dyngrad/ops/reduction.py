@@ -69,9 +69,29 @@ def dense(xp, result):
     return xp.asarray(result, order="C")
 
 
+def reduce_rows(xp, ufunc, x, axis, keepdims=False, dtype=None):
+    """``ufunc.reduce(x, axis=axis, keepdims=keepdims, dtype=dtype)``, fast for many short rows.
+
+    NumPy reduces the last axis of a C-contiguous array one row at a time, setting its loop up
+    for every row: over 512 rows of 10 logits that is 3-5x slower than reducing a transposed
+    copy column by column, one vectorised pass per column (and 20x over 4096 rows of 3). So
+    short last-axis rows (at most 16 elements, at least 128 rows) take the transposed copy.
+    A max or min is the same either way; a sum may differ in the last bit, as any two
+    summation orders do (torch's own order is a third one).
+    """
+    nd = x.ndim
+    if nd >= 2 and (axis == nd - 1 or axis == -1 or axis == (nd - 1,)):
+        n = x.shape[-1]
+        if 1 < n <= 16 and x.size >= 128 * n and x.flags.c_contiguous:
+            columns = xp.ascontiguousarray(x.reshape(-1, n).T)
+            r = ufunc.reduce(columns, axis=0, dtype=dtype)
+            return r.reshape(x.shape[:-1] + (1,) if keepdims else x.shape[:-1])
+    return ufunc.reduce(x, axis=axis, keepdims=keepdims, dtype=dtype)
+
+
 def _sum(xp, x, axes, keepdim, dtype):
     x, acc = _accumulate(xp, x, dtype)
-    total = xp.add.reduce(x, axis=axes, keepdims=keepdim, dtype=acc)   # (xp.sum, unwrapped)
+    total = reduce_rows(xp, xp.add, x, axes, keepdim, acc)   # (xp.sum, unwrapped)
     return dense(xp, total if acc is None else total.astype(x.dtype))
 
 

@@ -15,7 +15,7 @@ from .._utils import canonical_dim
 from ..autograd.forward_ad import FROM_BACKWARD
 from ._registry import FUNCTIONS, METHODS, OPS, defop
 from .pointwise import _not_implemented
-from .reduction import dense, write_out
+from .reduction import dense, reduce_rows, write_out
 
 
 def _prepare(xp, self, dim, kernel):
@@ -30,10 +30,10 @@ def _prepare(xp, self, dim, kernel):
 
 
 def _shifted(xp, x, axis):
-    """x minus its maximum along `axis` (exp of it cannot overflow). (The kernels here call the
-    ufuncs' ``reduce`` rather than ``xp.max``/``xp.sum``: the same reduction without NumPy's
-    Python-level wrapper, ~2 us less per call on the small tensors of a training step.)"""
-    return x - xp.maximum.reduce(x, axis=axis, keepdims=True)
+    """x minus its maximum along `axis` (exp of it cannot overflow). (The kernels here reduce
+    with ``reduce_rows``, the ufuncs' own ``reduce`` rather than ``xp.max``/``xp.sum``: no
+    Python-level wrapper, and a fast path for a classifier's many rows of a few logits.)"""
+    return x - reduce_rows(xp, xp.maximum, x, axis, keepdims=True)
 
 
 @defop("_softmax", node="SoftmaxBackward0", promote=Promote.NONE, variants=(),
@@ -44,7 +44,7 @@ def _softmax(xp, self, dim, half_to_float=False):
         return self.copy()
     with xp.errstate(invalid="ignore"):
         e = xp.exp(_shifted(xp, x, axis))
-        e /= xp.add.reduce(e, axis=axis, keepdims=True)   # (e is this kernel's own array)
+        e /= reduce_rows(xp, xp.add, e, axis, keepdims=True)   # (e is this kernel's own array)
     return dense(xp, e.astype(self.dtype, copy=False))
 
 
@@ -68,7 +68,7 @@ def _log_softmax(xp, self, dim, half_to_float=False):
         return self.copy()
     with xp.errstate(invalid="ignore", divide="ignore"):
         s = _shifted(xp, x, axis)
-        s -= xp.log(xp.add.reduce(xp.exp(s), axis=axis, keepdims=True))   # (s is its own)
+        s -= xp.log(reduce_rows(xp, xp.add, xp.exp(s), axis, keepdims=True))   # (s is its own)
     return dense(xp, s.astype(self.dtype, copy=False))
 
 
@@ -106,7 +106,7 @@ def _softmax_backward_data(xp, grad_output, output, dim):
     """d softmax: ``output * (grad - sum(grad * output))`` along ``dim``."""
     axis = _backward_axis(xp, output, dim)
     g, y = _opmath(xp, grad_output, output)
-    r = y * (g - xp.add.reduce(g * y, axis=axis, keepdims=True))
+    r = y * (g - reduce_rows(xp, xp.add, g * y, axis, keepdims=True))
     return dense(xp, r.astype(output.dtype, copy=False))
 
 
@@ -127,7 +127,7 @@ def _log_softmax_backward_data(xp, grad_output, output, dim):
     """d log_softmax: ``grad - exp(output) * sum(grad)`` along ``dim``."""
     axis = _backward_axis(xp, output, dim)
     g, y = _opmath(xp, grad_output, output)
-    r = g - xp.exp(y) * xp.add.reduce(g, axis=axis, keepdims=True)
+    r = g - xp.exp(y) * reduce_rows(xp, xp.add, g, axis, keepdims=True)
     return dense(xp, r.astype(output.dtype, copy=False))
 
 
