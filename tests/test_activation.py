@@ -463,3 +463,46 @@ def test_gelu_at_infinity(dtype):
     theirs = F(torch).gelu(torch.tensor(x, dtype=torch.float64))
     assert theirs[0].item() == float("inf")
     assert np.array_equal(ours.numpy(), theirs.numpy().astype(dtype), equal_nan=True)
+
+
+def _with_specials(shape, dtype):
+    x = np.random.default_rng(5).standard_normal(shape).astype(dtype) * 4
+    flat = x.reshape(-1)
+    flat[:9] = [-0.0, 0.0, np.nan, -np.inf, np.inf, 6.0, -3.0, 0.5, -1.0]   # bounds and specials
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(16, 256), (64, 256), (512, 256)])
+def test_maximum_and_minimum_against_a_number_are_numpys(shape, dtype):
+    # Note [Maximum and minimum against a number]: the same bits as NumPy's scalar loop
+    from dyngrad.backends import numpy_backend as B
+    x = _with_specials(shape, dtype)
+    bounds = [0, 0.0, -0.0, 1, -1.5, 6, np.inf, -np.inf, np.nan, 2 ** 60, dtype(0.25),
+              np.float16(1.0)]
+    for layout in (x, np.asfortranarray(x)):
+        for bound in bounds:
+            for ours, theirs in ((B.maximum, np.maximum), (B.minimum, np.minimum)):
+                got, want = ours(layout, bound), theirs(layout, bound)
+                assert got.dtype == want.dtype and got.strides == want.strides, bound
+                assert got.tobytes() == want.tobytes(), (bound, ours)   # (signed zeros, NaNs)
+
+
+@pytest.mark.parametrize("shape", [(64, 256), (32, 8, 28, 28)])
+def test_bounded_activations_on_large_inputs_like_torch(shape):
+    x = _with_specials(shape, np.float32)
+    fns = {
+        "relu": lambda lib, t: lib.relu(t),
+        "clamp min": lambda lib, t: lib.clamp(t, min=-0.5),
+        "clamp max": lambda lib, t: lib.clamp(t, max=0.5),
+        "clamp both": lambda lib, t: lib.clamp(t, -1.0, 2),
+        "hardtanh": lambda lib, t: F(lib).hardtanh(t),
+        "relu6": lambda lib, t: F(lib).relu6(t),
+        "hardsigmoid": lambda lib, t: F(lib).hardsigmoid(t),
+        "hardswish": lambda lib, t: F(lib).hardswish(t),
+    }
+    for name, fn in fns.items():
+        ours, theirs = fn(dyngrad, dyngrad.tensor(x)), fn(torch, torch.tensor(x))
+        assert str(ours.dtype) == str(theirs.dtype) and ours.stride() == theirs.stride(), name
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-7,
+                                   equal_nan=True, err_msg=name)

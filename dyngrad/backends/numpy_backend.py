@@ -1,6 +1,8 @@
 """The NumPy backend: ``xp`` for the ``cpu`` device plus the few helpers kernels share."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 xp = np
@@ -52,6 +54,55 @@ def data_ptr(arr: np.ndarray) -> int:
 
 
 _SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+# Note [Maximum and minimum against a number]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# NumPy vectorises ``maximum``/``minimum`` for two array operands only: against a number it runs
+# a scalar loop, 2.5-3x slower (``np.maximum(x, 0)`` on 512x256 float32: 50 us; with an array
+# of zeros: 18 us). relu, clamp and hardtanh bound arrays by numbers, so ``maximum``/``minimum``
+# here pass the number as an array of x's shape instead: a read-only view of a zero array
+# kept per dtype for 0 (relu's bound), a filled one for other numbers. Same values, signed
+# zeros and NaNs as NumPy's own (tests/test_activation.py). Only floating C-contiguous arrays
+# of 4096 (16384 for a filled array) to 2**20 elements take this path: small ones gain
+# nothing, and the zeros kept stay bounded (4 MB for float32).
+_ZEROS: dict = {}
+
+
+def _bound_array(x: np.ndarray, bound):
+    """`bound` (a number) as an array like `x`, or None to leave it to NumPy's scalar loop."""
+    if not (x.dtype.kind == "f" and 4096 <= x.size <= 1 << 20 and x.flags.c_contiguous):
+        return None
+    tb = type(bound)
+    if not (tb is float or tb is int or (isinstance(bound, np.floating)
+                                          and bound.dtype == x.dtype)):
+        return None   # (other numbers can change the result dtype: NumPy decides those)
+    if tb is int and not -(1 << 53) <= bound <= 1 << 53:
+        return None   # (beyond what a float holds exactly: NumPy decides how to convert it)
+    if bound == 0 and math.copysign(1.0, bound) > 0:
+        zeros = _ZEROS.get(x.dtype)
+        if zeros is None or zeros.size < x.size:
+            zeros = np.zeros(1 << max(12, (x.size - 1).bit_length()), x.dtype)
+            zeros.flags.writeable = False
+            _ZEROS[x.dtype] = zeros
+        return zeros[:x.size].reshape(x.shape)
+    if x.size < 16384:
+        return None   # (filling an array first pays off from about this size)
+    return np.full(x.shape, bound, x.dtype)
+
+
+def maximum(x: np.ndarray, bound) -> np.ndarray:
+    """``np.maximum(x, bound)`` for a number `bound` (Note [Maximum and minimum against a
+    number])."""
+    b = _bound_array(x, bound)
+    return np.maximum(x, bound if b is None else b)
+
+
+def minimum(x: np.ndarray, bound) -> np.ndarray:
+    """``np.minimum(x, bound)`` for a number `bound` (Note [Maximum and minimum against a
+    number])."""
+    b = _bound_array(x, bound)
+    return np.minimum(x, bound if b is None else b)
 
 
 def keep_where(keep: np.ndarray, x: np.ndarray) -> np.ndarray:

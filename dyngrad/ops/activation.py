@@ -184,7 +184,7 @@ def relu(xp, self):
         raise RuntimeError("Boolean inputs not supported for relu")
     if kind == "c":
         raise NotImplementedError("clamp is not supported for complex types")
-    return xp.maximum(self, 0)
+    return _npb.maximum(self, 0)
 
 
 @relu.backward
@@ -213,7 +213,7 @@ def _hardtanh_bounds(x, min_val, max_val):
 @defop("hardtanh", node="HardtanhBackward0", saves=("self",), **_PW)
 def hardtanh_op(xp, self, min_val=-1, max_val=1):
     lo, hi = _hardtanh_bounds(self, min_val, max_val)
-    return xp.minimum(xp.maximum(self, lo), hi)
+    return _npb.minimum(_npb.maximum(self, lo), hi)
 
 
 @hardtanh_op.backward
@@ -331,7 +331,7 @@ def _(ctx, grad):
 @defop("hardsigmoid", node="HardsigmoidBackward0", saves=("self",), **_PW)
 def hardsigmoid_op(xp, self):
     _floating_only(self, "hardsigmoid_cpu")
-    return _like(xp.minimum(xp.maximum(_opmath(self) + 3, 0), 6) / 6, self)
+    return _like(_npb.minimum(_npb.maximum(_opmath(self) + 3, 0), 6) / 6, self)
 
 
 @hardsigmoid_op.backward
@@ -348,7 +348,7 @@ def hardswish_op(xp, self):
     _floating_only(self, "hardswish_cpu")
     x = _opmath(self)
     with xp.errstate(invalid="ignore"):
-        return _like(x * xp.minimum(xp.maximum(x + 3, 0), 6) / 6, self)
+        return _like(x * _npb.minimum(_npb.maximum(x + 3, 0), 6) / 6, self)
 
 
 @hardswish_op.backward

@@ -348,9 +348,9 @@ def _clamp_check(xp, x, lo, hi, kernel_name):
 def _clamp(xp, x, lo, hi):
     # min(max(x, lo), hi), as torch: NaN propagates and hi wins when lo > hi
     if lo is not None:
-        x = xp.maximum(x, lo)
+        x = _npb.maximum(x, lo)
     if hi is not None:
-        x = xp.minimum(x, hi)
+        x = _npb.minimum(x, hi)
     return x
 
 
