@@ -660,7 +660,7 @@ def binary_fast_path(spec, otherwise):
                 result = uf(x, y) if uf is not None else spec.kernel(_xp, x, y)
             except ValueError:
                 return otherwise(a, b)   # the general path raises torch's broadcasting error
-            if (x.ndim > 1 or y.ndim > 1) and spec.pointwise and not (
+            if result.ndim > 1 and spec.pointwise and not (   # (an input had 2 dims or more)
                     x.flags.c_contiguous and y.flags.c_contiguous and x.shape == y.shape):
                 # (broadcast operands go through _relayout: a size-1 dim's stride, which NumPy's
                 # contiguity flag ignores, can decide torch's order there)
