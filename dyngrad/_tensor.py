@@ -240,7 +240,7 @@ class Tensor:
     def _view_of_array(self, data, offset: int) -> "Tensor":
         """A view of this tensor (sharing its Storage) whose array is `data`, at `offset`
         elements into the storage. NumPy may have made `data` itself: Note [Views NumPy makes
-        directly] in ops/_registry.py."""
+        directly] in ops/_dispatch.py."""
         st = self._storage
         if st is None:
             st = self._storage_obj()
@@ -617,9 +617,9 @@ def install_methods(methods: dict) -> None:
 
 def _as_method(fn, name):
     if isinstance(fn, _registry.OpSpec):       # one frame less on the hot path
-        spec, run = fn, _registry._run
+        spec, run = fn, _dispatch._run
         if spec.fast and spec.n_inputs == 1:
-            fast = _registry.unary_fast_path(spec, lambda self: run(spec, (self,), {}))
+            fast = _dispatch.unary_fast_path(spec, lambda self: run(spec, (self,), {}))
 
             def method(self, *args, **kwargs):
                 if not args and not kwargs:
@@ -637,7 +637,7 @@ def _as_method(fn, name):
 
 
 from . import ops as _ops  # noqa: E402  (ops need the Tensor class first)
-from .ops import _registry  # noqa: E402
+from .ops import _dispatch, _registry  # noqa: E402
 
 _registry._bind_tensor_class(Tensor, _wrap)
 
@@ -709,11 +709,11 @@ def _operator(op_name: str, kind: str):
     """
     fn = getattr(_ops, op_name, None)
     if isinstance(fn, _registry.OpSpec):
-        spec, run = fn, _registry._run
+        spec, run = fn, _dispatch._run
         # the dunder is the op's fast path itself, which calls the general one where it does
-        # not apply (see Note [Hot path] in ops/_registry.py)
+        # not apply (see Note [Hot path] in ops/_dispatch.py)
         if kind == "unary":
-            return _registry.unary_fast_path(spec, lambda self: run(spec, (self,), {}))
+            return _dispatch.unary_fast_path(spec, lambda self: run(spec, (self,), {}))
         if kind == "reflected":
             def dunder(self, other):
                 if not _operand_ok(other):
@@ -725,7 +725,7 @@ def _operator(op_name: str, kind: str):
             if not _operand_ok(other):
                 return NotImplemented
             return run(spec, (self, other), {})
-        return _registry.binary_fast_path(spec, general)
+        return _dispatch.binary_fast_path(spec, general)
     if kind == "unary":
         return lambda self: getattr(_ops, op_name)(self)
     if kind == "reflected":

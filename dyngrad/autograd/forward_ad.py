@@ -21,7 +21,7 @@ destructor does.
 
 Note [Forward AD in the dispatcher]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-``_state.active`` is True while a level is entered. The dispatcher (ops/_registry.py) tests that
+``_state.active`` is True while a level is entered. The dispatcher (ops/_dispatch.py) tests that
 one flag after an op has run (general path, views; its fast paths step aside while a level
 exists, see Note [Open inference blocks] in grad_mode.py) and, only when it is set, calls
 ``propagate`` here, which returns at once unless some input has a tangent; with no level the

@@ -18,14 +18,14 @@ _state = _State()
 # Note [Open inference blocks]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # Reading a thread-local flag costs ~40 ns, a sizeable part of a tiny op's fast path
-# (ops/_registry.py, Note [Hot path]). So instead of reading ``_state.inference`` on every op,
+# (ops/_dispatch.py, Note [Hot path]). So instead of reading ``_state.inference`` on every op,
 # the fast paths step aside while any ``inference_mode`` block is open in any thread, and the
 # general path, which reads the flag, serves those calls. This counts the open blocks and tells
 # the registry through ``on_mode_change`` (which forward_ad.py calls too, when a forward-AD level
 # is entered or left: the fast paths step aside then as well).
 _open_inference_blocks = 0
 _blocks_lock = threading.Lock()
-on_mode_change = None   # set by ops/_registry.py
+on_mode_change = None   # set by ops/_dispatch.py
 
 
 def _count_inference_block(delta: int) -> None:

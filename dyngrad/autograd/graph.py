@@ -528,12 +528,12 @@ class allow_mutation_on_saved_tensors:
     def __enter__(self) -> _AllowMutationOnSavedContext:
         global _mutation_enabled
         from functools import partial
-        from ..ops import _registry
+        from ..ops import _dispatch
         self.ctx = ctx = _AllowMutationOnSavedContext()
         self.hooks = _mutation_hooks(ctx)
         self.hooks.__enter__()
-        self.prev_write_hook = _registry._before_inplace_write
-        _registry._before_inplace_write = partial(_clone_before_write, ctx)
+        self.prev_write_hook = _dispatch._before_inplace_write
+        _dispatch._before_inplace_write = partial(_clone_before_write, ctx)
         if _mutation_enabled:
             # as in torch, the refused inner block still turns the flag off on its way out:
             # the outer block's graph can no longer run backward
@@ -544,8 +544,8 @@ class allow_mutation_on_saved_tensors:
 
     def __exit__(self, *exc) -> None:
         global _mutation_enabled
-        from ..ops import _registry
+        from ..ops import _dispatch
         self.ctx.clear()
         _mutation_enabled = False
-        _registry._before_inplace_write = self.prev_write_hook
+        _dispatch._before_inplace_write = self.prev_write_hook
         self.hooks.__exit__(*exc)

@@ -23,7 +23,7 @@ Differences from torch: NumPy's own temporaries and frees are not seen, so memor
 never negative; ops torch decomposes (``matmul`` -> ``mm``) show only the primitives dyngrad
 dispatches; only CPU activity exists (``use_cuda`` records nothing more).
 
-Zero cost when off: the dispatcher tests one module flag per op (``_registry._profiling``) and
+Zero cost when off: the dispatcher tests one module flag per op (``_dispatch._profiling``) and
 the engine one flag per ``backward()``.
 """
 from __future__ import annotations
@@ -507,7 +507,7 @@ class profile:
         self._stop()
 
     def _start(self) -> None:
-        from ..ops import _registry
+        from ..ops import _dispatch
         self._events = []
         self._function_events = None
         self._base_epoch_ns = time.time_ns()
@@ -515,11 +515,11 @@ class profile:
         _tls.stack = []
         _state.profiler = self
         _state.active = True
-        _registry.set_profiling(True)
+        _dispatch.set_profiling(True)
 
     def _stop(self) -> None:
-        from ..ops import _registry
-        _registry.set_profiling(False)
+        from ..ops import _dispatch
+        _dispatch.set_profiling(False)
         _state.active = False
         _state.profiler = None
         self._function_events = EventList(sorted(self._events, key=lambda e: e.start_ns),

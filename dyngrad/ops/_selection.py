@@ -21,7 +21,7 @@ from .. import return_types
 from .._utils import canonical_dim, contiguous_strides, shape_str
 from ..autograd import grad_mode as _gm
 from ..backends import numpy_backend as _npb
-from . import _registry
+from . import _dispatch
 from ._geometry import _numel
 from .linalg import cpp_type_name
 
@@ -30,7 +30,7 @@ _xp = _npb.xp
 
 def wrap_plain(arr):
     """A Tensor for an output without gradient (indices, counts), outside the dispatcher."""
-    t = _registry._wrap(_registry._as_array(arr))   # (empty arrays get torch's strides)
+    t = _dispatch._wrap(_dispatch._as_array(arr))   # (empty arrays get torch's strides)
     if _gm._state.inference:
         t._is_inference = True
     return t

@@ -452,7 +452,7 @@ def abs(input, *, out=None):
         return abs_spec(input)
     if isinstance(input, _tensor_cls()) and input.is_complex() and not out.is_complex():
         # torch computes into a fresh tensor and copies it into a contiguous out
-        from ._registry import _write_out
+        from ._dispatch import _write_out
         result = abs_spec(input)._data
         return _write_out(abs_spec, out, result if result.flags.c_contiguous else result.copy())
     return abs_spec(input, out=out)

@@ -42,7 +42,7 @@ from .._promotion import scalar_dtype
 from .._utils import contiguous_strides, shape_str
 from ..autograd.grad_mode import _state as _grad_state
 from ..backends import numpy_backend as _npb
-from . import _registry
+from . import _dispatch
 
 xp = _npb.xp
 _ndarray = xp.ndarray
@@ -125,7 +125,7 @@ def check_requires_grad(dtype: D.dtype) -> None:
 def finish(arr, requires_grad=False, device=None, out=None):
     """Wrap a fresh array as a leaf (or write it into ``out``), after torch's checks."""
     check_device(device)
-    t = _registry._wrap(arr) if out is None else write_out(out, arr)
+    t = _dispatch._wrap(arr) if out is None else write_out(out, arr)
     if _grad_state.inference and out is None:
         t._is_inference = True          # a factory under inference_mode: an inference tensor
     if requires_grad:
@@ -271,7 +271,7 @@ def fill_array(value, d: D.dtype):
 def wrapped_scalar(value):
     """A 0-dim tensor for a Python number taking part in an op (torch's wrapped number)."""
     d = scalar_dtype(value)
-    return _registry._wrap(fill_array(checked_scalar(number(value), d), d))
+    return _dispatch._wrap(fill_array(checked_scalar(number(value), d), d))
 
 
 def cast_array(arr, np_dtype):

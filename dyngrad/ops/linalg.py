@@ -25,7 +25,7 @@ from __future__ import annotations
 from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import broadcast_shapes, shape_str
-from . import _registry
+from . import _dispatch, _registry
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..autograd.forward_ad import MULTILINEAR
 
@@ -266,7 +266,7 @@ def matmul(input, other, *, out=None):
                 return matmul(input, squeeze(other, 0), **kw)
         result = _batched(input, other)
     if out is not None:
-        return _registry._write_out(mm, out, result._data)
+        return _dispatch._write_out(mm, out, result._data)
     return result
 
 

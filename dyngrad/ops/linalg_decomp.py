@@ -25,7 +25,7 @@ from .._promotion import Promote
 from .._utils import broadcast_shapes, contiguous_strides
 from ..autograd import grad_mode as _gm
 from .. import return_types as rt
-from . import _registry
+from . import _dispatch, _registry
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import FROM_BACKWARD
 
@@ -141,7 +141,7 @@ def lu_property(name: str, index: int, of_transpose: bool = False):
         data = A._data
         if of_transpose and A.is_contiguous() and not A.is_complex():
             data = npb.xp.swapaxes(data, -1, -2)
-        return _registry._wrap(_lu(npb.xp, data)[index])
+        return _dispatch._wrap(_lu(npb.xp, data)[index])
     get.__name__ = name
     return property(get)
 
@@ -164,7 +164,7 @@ def write_out(result, out, lapack_layout: bool = False, op: str | None = None):
     resized = tuple(out.shape) != tuple(data.shape)
     if not lapack_layout:
         data = npb.xp.array(data, order="C")
-    _registry._write_out(_registry.OPS["mm"], out, data)
+    _dispatch._write_out(_registry.OPS["mm"], out, data)
     if lapack_layout and resized and out.stride() != result.stride():
         out._data = npb.strided(out._storage_obj().buffer, data.shape, result.stride(),
                                 out._offset)

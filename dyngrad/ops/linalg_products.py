@@ -18,7 +18,7 @@ from __future__ import annotations
 
 
 from .._utils import canonical_dim, shape_str
-from . import _registry
+from . import _dispatch, _registry
 from ._registry import FUNCTIONS, METHODS, OPS
 from .linalg import cpp_type_name, matmul, mm
 
@@ -44,7 +44,7 @@ def _write_out(result, out, op=None):
         raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     from ..backends import numpy_backend as npb
-    return _registry._write_out(OPS["mm"], out, npb.xp.array(result._data, order="C"))
+    return _dispatch._write_out(OPS["mm"], out, npb.xp.array(result._data, order="C"))
 
 
 # -- einsum --------------------------------------------------------------------------------------
@@ -506,7 +506,7 @@ def _conj(t):
     if hasattr(t, "conj"):
         return t.conj()
     from ..backends import numpy_backend as npb
-    return _registry._wrap(npb.xp.conj(t._data))
+    return _dispatch._wrap(npb.xp.conj(t._data))
 
 
 FUNCTIONS["einsum"] = einsum

@@ -37,9 +37,9 @@ def adjoint(t):
     missing."""
     if not t.is_complex() or hasattr(t, "conj"):
         return t.mH
-    from . import _registry
+    from . import _dispatch
     from ..backends import numpy_backend as npb
-    return _registry._wrap(npb.xp.swapaxes(npb.xp.conj(t._data), -1, -2))
+    return _dispatch._wrap(npb.xp.swapaxes(npb.xp.conj(t._data), -1, -2))
 
 
 # -- qr ------------------------------------------------------------------------------------------

@@ -118,7 +118,7 @@ def _kw(dtype=None, out=None) -> dict:
 
 def write_out(name: str, out, result):
     """``out=`` for a composite: copy `result` into `out` (resized as torch does)."""
-    from ._registry import _write_out
+    from ._dispatch import _write_out
     if _gm._state.grad_enabled and result.requires_grad:
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")

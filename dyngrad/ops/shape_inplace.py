@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ..backends import numpy_backend as _npb
 from ._geometry import memory_format_strides, storage_extent
-from ._registry import METHODS, _record, defop
+from ._dispatch import _record
+from ._registry import METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, restride_tangent
 from ..autograd.views import check_inplace_view
 from .shape import (_as_strided, _as_strided_args, _int_tuple, _squeeze_all, _squeeze_dim,

@@ -471,7 +471,7 @@ def test_forward_over_reverse_through_ops_that_save_their_output(f):
 def test_operators_and_methods_carry_tangents_inside_a_level():
     # the dispatcher's fast paths (operators, unary methods) step aside while a level exists,
     # and the general path propagates (Note [Open inference blocks] in grad_mode.py)
-    from dyngrad.ops import _registry
+    from dyngrad.ops import _dispatch
 
     def ex(torch):
         fwAD = torch.autograd.forward_ad
@@ -482,4 +482,4 @@ def test_operators_and_methods_carry_tangents_inside_a_level():
                 print(fwAD.unpack_dual(out).tangent)
         print(fwAD.unpack_dual(x * y).tangent)
     assert_prints_like_torch(ex)
-    assert _registry._fast_off is False   # the level is gone: the fast paths serve again
+    assert _dispatch._fast_off is False   # the level is gone: the fast paths serve again

@@ -94,7 +94,7 @@ def test_inference_mode_marks_every_fast_path_result():
 
 
 def test_inference_mode_in_another_thread_leaves_this_one_alone():
-    from dyngrad.ops import _registry
+    from dyngrad.ops import _dispatch
     inside, leave = threading.Event(), threading.Event()
 
     def other():
@@ -116,4 +116,4 @@ def test_inference_mode_in_another_thread_leaves_this_one_alone():
             raise KeyError
     except KeyError:
         pass
-    assert _registry._fast_off is False   # every block closed: the fast paths serve again
+    assert _dispatch._fast_off is False   # every block closed: the fast paths serve again

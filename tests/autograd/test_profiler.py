@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import dyngrad
-from dyngrad.ops import _registry
+from dyngrad.ops import _dispatch
 
 
 def program(lib):
@@ -226,11 +226,11 @@ def test_with_stack_names_the_users_line():
 
 def test_profiler_off_records_nothing():
     prof = dyngrad.autograd.profiler.profile()
-    assert not _registry._profiling
+    assert not _dispatch._profiling
     with prof:
-        assert _registry._profiling
+        assert _dispatch._profiling
         dyngrad.ones(2) + 1
-    assert not _registry._profiling
+    assert not _dispatch._profiling
     n = len(prof.function_events)
     (dyngrad.ones(2, requires_grad=True) * 2).sum().backward()
     with dyngrad.autograd.profiler.record_function("ignored"):

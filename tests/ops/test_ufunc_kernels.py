@@ -1,4 +1,4 @@
-"""Note [Kernels that are one ufunc] (ops/_registry.py): an op declared with ``ufunc=`` has its
+"""Note [Kernels that are one ufunc] (ops/_dispatch.py): an op declared with ``ufunc=`` has its
 fast paths call that ufunc instead of the kernel, so the two must agree on everything the fast
 paths can hand them: two arrays of one dtype, or an array and a Python number, for every
 dtype."""

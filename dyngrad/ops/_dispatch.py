@@ -1,0 +1,775 @@
+"""The dispatcher: ``OpSpec.__call__`` → ``_run``, the one place that promotes dtypes, runs
+an op's kernel on backend arrays, wraps its outputs as Tensors and records its node
+(ops/_registry.py declares the ops; autograd/engine.py runs the nodes).
+
+Note [Hot path]
+~~~~~~~~~~~~~~~
+``x + y`` on tiny tensors is dominated by Python overhead, so the common case is kept short:
+``unary_fast_path`` / ``binary_fast_path`` serve positional calls whose Tensors share one dtype
+(or a Tensor and a Python float/int) with one dict lookup for the promotion. Each makes a
+closure per op and caller, which gets the general path as its fallback: the Python operators
+and the methods of unary ops *are* such closures (``Tensor.__add__`` falls back to the general
+path, ``OpSpec.fast_path``, which ``_run`` calls, to None), so ``x + y`` runs one Python frame
+around NumPy's add. Python frames and thread-local reads are what this path costs: the inference
+flag is not read here at all (Note [Open inference blocks] in autograd/grad_mode.py).
+
+An op that checks its own dtypes (``Promote.NONE``) joins them only when declared ``fast=True``
+(``mm``, which every linear layer's backward calls). In-place arithmetic with nothing to record
+has ``fast_inplace``. Everything else (keywords, mixed dtypes, lists, ``out=``) takes
+``_run_general``, written for clarity rather than speed. The bench (``make bench``) measures
+this path against torch.
+"""
+from __future__ import annotations
+
+from .. import _dtypes as D
+from .._promotion import Promote
+from .._utils import broadcast_error, broadcast_shapes, contiguous_strides, shape_str
+from ..autograd import grad_mode as _gm
+from ..autograd.graph import gradient_edge as _gradient_edge
+from ..autograd.graph import _next_sequence_nr
+from ..autograd.saved import SavedTensor
+from ..autograd import views as _views
+from ..autograd import forward_ad as _fwad
+from ..autograd.anomaly_mode import _state as _anomaly
+from .._layout import elementwise_strides
+from ..backends import numpy_backend as _npb
+
+_grad_state = _gm._state
+_fw_state = _fwad._state   # Note [Forward AD in the dispatcher]
+_before_inplace_write = None   # set inside allow_mutation_on_saved_tensors (autograd/graph.py)
+_ndarray = _npb.ndarray
+_asarray = _npb.xp.asarray
+_xp = _npb.xp
+_new = object.__new__
+
+_Tensor = None        # set through _registry._bind_tensor_class once the class exists
+_wrap = None
+
+
+def _bind_tensor_class(tensor_cls, wrap) -> None:
+    global _Tensor, _wrap
+    _Tensor = tensor_cls
+    _wrap = wrap
+
+
+# ---------------------------------------------------------------------------------------------
+# Promotion helpers
+# ---------------------------------------------------------------------------------------------
+def _remember_fast_key(spec, inputs, comp, res_dt):
+    """Cache this promotion under the key the fast path looks up (see Note [Hot path])."""
+    a, b = inputs
+    if not isinstance(a, _Tensor):   # subclasses too (Parameter): the key holds only dtypes
+        return
+    if type(b) is _Tensor and b._data.dtype is a._data.dtype:
+        spec._dtype_cache[a._data.dtype] = (comp, res_dt)
+    elif type(b) is float or type(b) is int:
+        # Python ints are passed straight to NumPy only where they cannot overflow the dtype
+        spec._dtype_cache[(a._data.dtype, type(b))] = (comp, res_dt, comp.kind in "fc")
+
+
+def _scalar_for(value, np_dtype):
+    """A Python scalar as the kernel should see it: wrapped into range for integer dtypes."""
+    if np_dtype.kind in "iu" and type(value) is int:
+        info = _npb.xp.iinfo(np_dtype)
+        if not info.min <= value <= info.max:
+            return _npb.xp.array(value).astype(np_dtype)  # torch wraps around (C cast)
+    if np_dtype.kind == "b" and type(value) is not bool:
+        return bool(value)
+    return value
+
+
+def _check_input(spec, value, index):
+    if isinstance(value, _Tensor):
+        return
+    if isinstance(value, (bool, int, float, complex)) or type(value).__module__ == "numpy":
+        if spec.scalars is None or index in spec.scalars:
+            return
+    name = spec.inputs[index] if index < len(spec.inputs) else f"arg{index}"
+    raise TypeError(f"{spec.base}(): argument '{'input' if name == 'self' else name}' "
+                    f"(position {index + 1}) must be Tensor, not {type(value).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Recording the graph
+# ---------------------------------------------------------------------------------------------
+_NO_EDGE = (None, 0)
+
+
+def _requires_grad(inputs) -> bool:
+    for t in inputs:
+        if isinstance(t, _Tensor) and t._requires_grad:
+            return True
+    return False
+
+
+def _record(spec, inputs, rest, kwargs, outputs):
+    """Create the op's node on its outputs: edges, input metadata, saved values.
+
+    Called only when grad mode is on and some input requires grad. `inputs` are the op's
+    tensor inputs (Python numbers where torch would wrap a scalar), `outputs` the new tensors.
+    """
+    node = _new(spec.node_cls)
+    node._seq = _next_sequence_nr()
+    edges = []
+    meta = []
+    diff = spec.diff_index
+    linked = inputs if diff is None else [inputs[i] for i in diff]
+    if spec.link_requiring_only:   # torch's NotImplemented nodes link only inputs needing grad
+        linked = [t for t in linked if isinstance(t, _Tensor) and t._requires_grad]
+    for t in linked:
+        if isinstance(t, _Tensor):
+            if t._requires_grad:
+                # gradient_edge(t), inlined: this runs for every recorded op
+                fn = t._grad_fn if t._base is None else t.grad_fn
+                if fn is not None:
+                    edges.append((fn, t._output_nr))
+                else:   # a leaf: its live AccumulateGrad, else gradient_edge makes one
+                    acc = t._accumulator
+                    acc = acc() if acc is not None else None
+                    edges.append((acc, 0) if acc is not None else _gradient_edge(t))
+            else:
+                edges.append(_NO_EDGE)
+            data = t._data
+            meta.append((data.shape, data.dtype))
+        else:
+            edges.append(_NO_EDGE)
+            meta.append(None)
+    node.next_functions = tuple(edges)
+    node._meta = tuple(meta)
+    node._args = rest
+    node._kwargs = kwargs
+    saved = []
+    for i, when in spec.save_plan:      # (input index, index of the input that needs it or -1)
+        if when >= 0:
+            w = inputs[when]
+            if not (isinstance(w, _Tensor) and w._requires_grad):
+                saved.append(_NOT_SAVED)
+                continue
+        t = inputs[i]
+        saved.append(SavedTensor(t) if isinstance(t, _Tensor) else _SavedValue(t))
+    if len(outputs) == 1:
+        out = outputs[0]
+        if out._data.dtype.kind in "fc" and not spec.nondiff_outputs:
+            out._grad_fn = node
+            out._requires_grad = True
+    elif outputs:
+        node._n_outputs = len(outputs)   # its formula takes one gradient per output
+        nondiff = spec.nondiff_outputs
+        for nr, out in enumerate(outputs):
+            if out._data.dtype.kind in "fc" and nr not in nondiff:
+                out._grad_fn = node
+                out._requires_grad = True
+                out._output_nr = nr
+    if spec.saves_result and outputs:   # (in-place ops save their result once written)
+        for pos, nr in spec.saved_outputs:
+            out = outputs[nr]   # an output without this node (indices) is saved as it is
+            saved.insert(pos, SavedTensor(out, is_output=True, output_nr=nr)
+                         if out._grad_fn is node else SavedTensor(out))
+    node._saved = tuple(saved)
+    if _anomaly.enabled:   # anomaly mode: remember the forward call (autograd/anomaly_mode.py)
+        from ..autograd.anomaly_mode import record_node
+        record_node(node)
+    return node
+
+
+class _NotSaved:
+    """A value the node did not need to save (its only user needs no gradient)."""
+
+    __slots__ = ()
+
+    def unpack(self, node):
+        return None
+
+
+_NOT_SAVED = _NotSaved()
+
+
+class _SavedValue:
+    """A saved Python number (a scalar where torch's schema has a tensor)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def unpack(self, node):
+        return self.value
+
+
+def _run_view(spec, args, kwargs):
+    """Dispatch a view op: its kernel maps the input's geometry to the output's.
+
+    A view kernel is ``kernel(geom, *args) -> geom`` (or a list of geoms for ``unbind``,
+    ``split``…), where ``geom = (shape, stride, storage_offset)`` in elements, exactly torch's
+    view metadata. The output shares the input's Storage (and so its version counter) and
+    records ``_base``. See Note [Version counters] in _storage.py.
+
+    Note [Views NumPy makes directly]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    A transpose-like view (``t``, ``transpose``, ``permute``) keeps the storage offset and only
+    reorders shape and strides, which is exactly what NumPy's ``a.T`` / ``swapaxes`` /
+    ``transpose`` do to the array; ``view``, ``unsqueeze`` and ``squeeze(dim)`` of a
+    C-contiguous array are NumPy's ``reshape`` where torch's strides are the contiguous ones.
+    Such an op declares that twin with ``@spec.numpy_view``, and the dispatcher asks NumPy for
+    the array instead of mapping the geometry and building an array over the storage buffer (a
+    linear layer's ``w.t()`` costs a third as much). The twin returns None for anything else (a
+    bad dim, size-1 dims whose strides NumPy would not keep as torch does), and the geometry
+    kernel then runs as for every other view, raising torch's errors. A test checks each twin
+    against the kernel and torch on every base layout (tests/test_views.py).
+    """
+    if kwargs:
+        args, kwargs = spec.bind(args, kwargs)
+    self = args[0]
+    if not isinstance(self, _Tensor):
+        _check_input(spec, self, 0)
+    data = self._data
+    arr = None
+    if spec.array_view is not None and not kwargs:   # Note [Views NumPy makes directly]
+        arr = spec.array_view(data, *args[1:])
+    if arr is not None:
+        result = None
+        outs = (self._view_of_array(arr, self._offset),)
+    else:
+        itemsize = data.itemsize
+        geom = (data.shape, tuple([s // itemsize for s in data.strides]), self._offset)
+        result = spec.kernel(geom, *args[1:], **kwargs)
+        if type(result) is list:
+            outs = tuple(self._make_view(*g) for g in result)
+            if _grad_state.grad_enabled:   # Note [Views and in-place: CopySlices]
+                for t in outs:
+                    t._view_creation = _views.MULTI_OUTPUT
+        else:
+            outs = (self._make_view(*result),)
+    if not _grad_state.grad_enabled:
+        creation = _views.INFERENCE_MODE if _grad_state.inference else _views.NO_GRAD_MODE
+        for t in outs:
+            t._view_creation = creation
+            if self._requires_grad:    # a view requires grad if its base does
+                t._requires_grad = t._rg_inherited = True
+    if self._requires_grad and spec.node_cls is not None and _grad_state.grad_enabled:
+        _record(spec, (self,), args[1:], kwargs, outs)
+    elif _grad_state.inference or getattr(self, "_is_inference", False):
+        for t in outs:
+            t._is_inference = True
+    if _fw_state.active:   # a view of a dual tensor: that view of its tangent
+        _fwad.propagate(spec, (self,), args[1:], kwargs, outs)
+    return outs if type(result) is list else outs[0]
+
+
+# True while the profiler records (autograd/profiler.py sets it through set_profiling): _run
+# then times each call. Off, it costs one flag test per op.
+_profiling = False
+# True while the fast paths step aside for the general path: while the profiler records, while
+# an inference_mode block is open in any thread, and while a forward-AD level exists (Note [Open
+# inference blocks] in autograd/grad_mode.py).
+_fast_off = False
+
+
+def set_profiling(on: bool) -> None:
+    global _profiling
+    _profiling = bool(on)
+    _update_fast_off()
+
+
+def _update_fast_off() -> None:
+    global _fast_off
+    _fast_off = _profiling or _gm._open_inference_blocks > 0 or _fw_state.level >= 0
+
+
+_gm.on_mode_change = _update_fast_off
+
+
+def _run(spec, args, kwargs, inplace_target=None, inplace=False):
+    """Dispatch one call of `spec`. See Note [Hot path]."""
+    if _profiling:
+        from ..autograd.profiler import record_op
+        return record_op(spec, _run_general, args, kwargs, inplace_target, inplace)
+    if spec.fast and not kwargs and not inplace:
+        if len(args) == spec.n_inputs:
+            t = spec.fast_path(*args)
+            if t is not None:
+                return t
+    elif spec.view:
+        return _run_view(spec, args, kwargs)
+    elif inplace and spec.writes_into and len(args) == 2:
+        t = fast_inplace(spec, args[0], args[1], kwargs)
+        if t is not None:
+            return t
+    return _run_general(spec, args, kwargs, inplace_target, inplace)
+
+
+def fast_inplace(spec, target, other, kwargs):
+    """``target.op_(other)`` with nothing to record (an optimizer's step under no_grad): two
+    contiguous tensors of one shape and one floating dtype, written by the kernel straight into
+    the target (Note [In-place kernels write into the target]); None when any of torch's checks
+    could have something to say (take ``_run_general``, which makes them all)."""
+    if not (isinstance(target, _Tensor) and isinstance(other, _Tensor)) or _fw_state.active:
+        return None
+    x = target._data
+    y = other._data
+    dt = x.dtype
+    if (y.dtype is not dt or dt.kind != "f" or y.shape != x.shape
+            or not (x.flags.c_contiguous and y.flags.c_contiguous)):
+        return None
+    if _grad_state.grad_enabled and (target._requires_grad or other._requires_grad):
+        return None
+    if _grad_state.inference or target._is_inference or _before_inplace_write is not None:
+        return None
+    r = spec._dtype_cache.get(dt)
+    if r is None or r[0] is not dt or r[1] is not dt:
+        return None
+    if other is not target and _npb.xp.may_share_memory(x, y):
+        return None              # (the partial-overlap check)
+    if kwargs:
+        if len(kwargs) != 1 or "alpha" not in kwargs or "alpha" not in spec.signature.parameters:
+            return None
+        spec.kernel(_xp, x, y, alpha=kwargs["alpha"], _into=x)
+    else:
+        spec.kernel(_xp, x, y, _into=x)
+    target._bump_version()
+    if _anomaly.enabled:   # where this write happened, for the version-counter error
+        from ..autograd.anomaly_mode import note_write
+        note_write(target, spec)
+    return target
+
+
+# Note [Kernels that are one ufunc]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Many kernels are a single NumPy ufunc once their keyword arguments are at their defaults
+# (``add`` is ``xp.add(self, other)`` when alpha is 1; ``exp`` is ``xp.exp``). Their declaration
+# says so (``defop(..., ufunc="add")``) and the fast paths, which only run with no keywords and
+# no promotion, call the ufunc directly: one Python frame less on the tiniest ops, ~10% of
+# their cost. The kernel stays the definition: tests/ops/test_ufunc_kernels.py checks each such
+# kernel equals its ufunc on every dtype the fast path can give it.
+def unary_fast_path(spec, otherwise):
+    """``spec(a)`` for a Tensor whose dtype needs no promotion; ``otherwise(a)`` for anything
+    else. One closure per op and caller (see Note [Hot path]): the method ``x.exp()`` or the
+    operator ``-x`` is then one Python frame more than the kernel."""
+    cache = spec._dtype_cache
+
+    def fast(a):
+        if (type(a) is not _Tensor and not isinstance(a, _Tensor)) or _fast_off:   # (Parameter)
+            return otherwise(a)
+        x = a._data
+        dt = x.dtype
+        r = cache.get(dt)
+        if r is None or r[0] is not dt:
+            return otherwise(a)
+        uf = spec.ufunc
+        result = uf(x) if uf is not None else spec.kernel(_xp, x)
+        if x.ndim > 1 and spec.pointwise and not x.flags.c_contiguous:
+            result = _relayout(result, (x,))
+        # the result as a Tensor (_wrap inlined), then its node when one is to be recorded
+        t = _new(_Tensor)            # storage and offset are class defaults
+        t._data = result if (type(result) is _ndarray and result.dtype is r[1] and result.size) \
+            else _fast_result(result, r[1])
+        t._requires_grad = False
+        t._grad_fn = None
+        # (grad mode, a thread-local read, is read last: most tensors do not require grad)
+        if a._requires_grad and spec.node_cls is not None and _grad_state.grad_enabled:
+            _record(spec, (a,), (), None, (t,))
+        return t
+
+    return fast
+
+
+def binary_fast_path(spec, otherwise):
+    """``spec(a, b)`` for two Tensors of one dtype, or a Tensor and a Python float/int whose
+    promotion is cached; ``otherwise(a, b)`` for anything else. One closure per op and caller
+    (see Note [Hot path]): ``x + y`` is then one Python frame more than NumPy's add."""
+    cache = spec._dtype_cache
+
+    def fast(a, b):
+        if (type(a) is not _Tensor and not isinstance(a, _Tensor)) or _fast_off:   # (Parameter)
+            return otherwise(a, b)
+        x = a._data
+        dt = x.dtype
+        tb = type(b)
+        if tb is _Tensor or isinstance(b, _Tensor):
+            y = b._data
+            if y.dtype is not dt:
+                return otherwise(a, b)
+            r = cache.get(dt)
+            if r is None or r[0] is not dt:
+                return otherwise(a, b)
+            uf = spec.ufunc
+            try:
+                result = uf(x, y) if uf is not None else spec.kernel(_xp, x, y)
+            except ValueError:
+                return otherwise(a, b)   # the general path raises torch's broadcasting error
+            if result.ndim > 1 and spec.pointwise and not (   # (an input had 2 dims or more)
+                    x.flags.c_contiguous and y.flags.c_contiguous and x.shape == y.shape):
+                # (broadcast operands go through _relayout: a size-1 dim's stride, which NumPy's
+                # contiguity flag ignores, can decide torch's order there)
+                result = _relayout(result, (y, x) if spec.layout_reversed else (x, y))
+            bt = b
+        elif tb is float or tb is int:
+            r = cache.get((dt, tb))
+            if r is None or r[0] is not dt or not (tb is float or r[2]):
+                return otherwise(a, b)
+            uf = spec.ufunc
+            result = uf(x, b) if uf is not None else spec.kernel(_xp, x, b)
+            if x.ndim > 1 and spec.pointwise and not (x.flags.c_contiguous and 1 not in x.shape):
+                result = _relayout(result, (x, _WRAPPED) if spec.wraps_scalars else (x,))
+            bt = None
+        else:
+            return otherwise(a, b)
+        # the result as a Tensor (_wrap inlined), then its node when one is to be recorded
+        t = _new(_Tensor)            # storage and offset are class defaults
+        t._data = result if (type(result) is _ndarray and result.dtype is r[1] and result.size) \
+            else _fast_result(result, r[1])
+        t._requires_grad = False
+        t._grad_fn = None
+        # (grad mode, a thread-local read, is read last: most tensors do not require grad)
+        if (a._requires_grad or (bt is not None and bt._requires_grad)) \
+                and spec.node_cls is not None and _grad_state.grad_enabled:
+            _record(spec, (a, b), (), None, (t,))
+        return t
+
+    return fast
+
+
+def _fast_result(result, res_dt):
+    """A fast-path kernel's result as the array a Tensor holds: an ndarray of the result dtype
+    (torch's contiguous strides when it is empty)."""
+    if type(result) is not _ndarray:
+        result = _asarray(result)
+    if result.dtype is not res_dt:
+        result = result.astype(res_dt)
+    if not result.size and result.ndim and 0 in result.strides:
+        result = _dense_empty(result)
+    return result
+
+
+def _no_fast_path(*args):
+    return None
+
+
+# A Python number among a pointwise op's inputs, as torch's TensorIterator sees it when the op
+# wraps it into a 0-d tensor (add, mul, comparisons, where...: OpSpec.wraps_scalars): one more
+# operand, so the inputs no longer share a shape and torch's fast layout setup does not apply.
+_WRAPPED = _xp.zeros(())
+
+
+def _relayout(result, arrays):
+    """Give a pointwise result torch's layout. See Note [Output layout of pointwise ops]."""
+    if type(result) is not _ndarray or result.ndim < 2:
+        return result
+    arrays = [a for a in arrays if type(a) is _ndarray]
+    if result.flags.c_contiguous and all(a.flags.c_contiguous for a in arrays) and (
+            1 not in result.shape or all(a.shape == result.shape for a in arrays)):
+        # the common case: contiguous operands (broadcast ones too: their stride-0 dims decide
+        # nothing in torch's ordering), contiguous result; a size-1 dim of a broadcast result
+        # takes its stride from that ordering, so such results go through it
+        return result
+    want = elementwise_strides(result.shape, arrays)
+    itemsize = result.itemsize
+    want = tuple([s * itemsize for s in want])
+    if want == result.strides:
+        return result
+    if all(n == 1 or s == rs for n, s, rs in zip(result.shape, want, result.strides)):
+        # the same addressing, only a size-1 dim's stride differs (it moves nothing, but
+        # stride() shows it): the same memory with torch's strides
+        return _xp.lib.stride_tricks.as_strided(result, strides=want)
+    out = _ndarray(result.shape, result.dtype, _npb.xp.empty(result.size, result.dtype), 0, want)
+    out[...] = result
+    return out
+
+
+def _run_general(spec, args, kwargs, inplace_target, inplace=False):
+    """The general dispatch path: keywords, scalars, mixed dtypes, lists, out= and in-place."""
+    if spec.view:
+        return _run_view(spec, args, kwargs)
+    out = None
+    if kwargs:
+        if "out" in kwargs:
+            kwargs = dict(kwargs)
+            out = kwargs.pop("out")
+        args, kwargs = spec.bind(args, kwargs)
+    n = spec.n_inputs
+    if len(args) < n:
+        args, kwargs = spec.bind(args, kwargs)   # raises torch-like TypeError for missing args
+    if spec.list_input:
+        inputs = tuple(args[0])
+        rest = args[1:]
+    else:
+        inputs = args[:n]
+        rest = args[n:]
+
+    # 1. promotion -----------------------------------------------------------------------------
+    if n == 1 and not spec.list_input:
+        a = inputs[0]
+        if not isinstance(a, _Tensor):
+            _check_input(spec, a, 0)
+            from .creation import wrapped_scalar
+            a = wrapped_scalar(a)
+            inputs = (a,)
+        arr = a._data
+        key = arr.dtype
+        comp, res_dt = spec._dtype_cache.get(key) or spec.dtypes_for(key, inputs)
+        if arr.dtype is not comp and spec.promote is not Promote.NONE:
+            arr = arr.astype(comp)
+        arrays = (arr,)
+    else:
+        key = []
+        for i, a in enumerate(inputs):
+            if isinstance(a, _Tensor):
+                key.append(a._data.dtype if a._data.ndim else (a._data.dtype, 0))
+            else:
+                if a is not None or i not in spec.optional:
+                    _check_input(spec, a, i)
+                key.append(type(a))
+        key = tuple(key)
+        comp, res_dt = (spec._dtype_cache.get(key) or spec.dtypes_for(key, inputs))[:2]
+        if spec.fast and n == 2:
+            _remember_fast_key(spec, inputs, comp, res_dt)
+        arrays = []
+        nopromote = spec.nopromote
+        for i, a in enumerate(inputs):
+            if isinstance(a, _Tensor):
+                arr = a._data
+                if arr.dtype is not comp and spec.promote is not Promote.NONE \
+                        and i not in nopromote:
+                    arr = arr.astype(comp)
+                arrays.append(arr)
+            elif a is None:
+                arrays.append(None)
+            else:
+                arrays.append(_scalar_for(a, comp))
+        if spec.list_input:
+            arrays = (arrays,)
+
+    if kwargs and kwargs.get("dtype") is not None:
+        res_dt = kwargs["dtype"].np   # an explicit dtype= decides the result type
+    if _fw_state.active:   # an op without forward AD fails before any other check, as in torch
+        _fwad.check_supported(spec, inputs)
+    if inplace:   # autograd's checks come first, then the kernel's (as in torch)
+        _check_inplace_autograd(spec, inplace_target, inputs)
+        _check_no_partial_overlap(inplace_target, inputs)
+        if spec.pointwise:
+            _check_inplace_target(inplace_target, inputs, res_dt)
+
+    # 2. kernel --------------------------------------------------------------------------------
+    if not inplace and _grad_state.grad_enabled and spec.node_cls is not None:
+        _refresh_views(inputs)
+    elif inplace and spec.writes_into and not _fw_state.active and not (
+            _grad_state.grad_enabled and spec.node_cls is not None and _requires_grad(inputs)):
+        # Note [In-place kernels write into the target]: with nothing to record (an optimizer's
+        # step under no_grad), a kernel that takes ``_into`` writes its result straight into
+        # the target's memory: torch's checks have all run above, so the only change is one
+        # pass and one temporary array less. (A recorded op must snapshot its inputs first, and
+        # a forward-AD tangent rule reads the old values.)
+        target = inplace_target._data
+        if target.dtype is comp and target.dtype == res_dt and arrays[0] is target:
+            kwargs = dict(kwargs, _into=target)
+    try:
+        result = spec.kernel(_npb.xp, *arrays, *rest, **kwargs)
+    except ValueError as e:
+        raise _translate_value_error(spec, inputs, e) from None
+
+    # 3. wrap (and record) ------------------------------------------------------------------
+    if spec.pointwise and type(result) is _ndarray and result.ndim > 1 and not (
+            inplace and result is inplace_target._data):
+        # the layout follows the inputs as given, not their promoted copies
+        given = [a._data if isinstance(a, _Tensor) else _WRAPPED for a in inputs
+                 if a is not None and (spec.wraps_scalars or isinstance(a, _Tensor))]
+        result = _relayout(result, given[::-1] if spec.layout_reversed else given)
+    # (for a list input such as cat's, `inputs` is already the list's tensors)
+    record = _grad_state.grad_enabled and spec.node_cls is not None and _requires_grad(inputs)
+    if inplace:
+        if _fw_state.active:   # Note [Forward AD in the dispatcher]
+            result = _as_array(result)
+            return _fwad.propagate_inplace(
+                spec, inplace_target, result, inputs, rest, kwargs,
+                lambda: _write_inplace(spec, inplace_target, result, inputs, rest, kwargs, record))
+        return _write_inplace(spec, inplace_target, _as_array(result), inputs, rest, kwargs,
+                              record)
+    if type(result) is tuple:
+        keep = spec.kernel_dtypes
+        outs = tuple(_wrap(_as_array(r) if keep else _cast(spec, _as_array(r), res_dt))
+                     for r in result)
+    else:
+        result = _as_array(result)
+        if not spec.kernel_dtypes:
+            result = _cast(spec, result, res_dt)
+        if out is not None:
+            if record:
+                raise RuntimeError(f"{spec.base}(): functions with out=... arguments don't "
+                                   "support automatic differentiation, but one of the "
+                                   "arguments requires grad.")
+            return _write_out(spec, out, result)
+        outs = (_wrap(result),)
+    if record:
+        _record(spec, inputs, rest, kwargs, outs)
+    elif _grad_state.inference:
+        for t in outs:
+            t._is_inference = True
+    if _fw_state.active:
+        _fwad.propagate(spec, inputs, rest, kwargs, outs)
+    return outs if type(result) is tuple else outs[0]
+
+
+def _as_array(result):
+    if type(result) is not _ndarray:
+        return _asarray(result)
+    if not result.size and result.ndim and 0 in result.strides:
+        return _dense_empty(result)
+    return result
+
+
+def _dense_empty(result):
+    """NumPy gives empty results zero strides; torch gives them contiguous ones."""
+    return _npb.strided(_npb.xp.empty(0, result.dtype), result.shape,
+                        contiguous_strides(result.shape), 0)
+
+
+def _cast(spec, result, res_dt):
+    if result.dtype is not res_dt and result.dtype != res_dt:
+        return result.astype(res_dt)
+    return result
+
+
+def _check_inplace_target(target, inputs, res_dt):
+    """torch's checks before a pointwise in-place kernel runs: overlap, broadcast, shape, cast."""
+    target._check_writeable()
+    shapes = [a._data.shape for a in inputs if isinstance(a, _Tensor)]
+    shape = target._data.shape
+    if any(sh != shape for sh in shapes):
+        shape = tuple(broadcast_shapes(*shapes))
+    if shape != target._data.shape:
+        raise RuntimeError(f"output with shape {shape_str(target._data.shape)} doesn't match "
+                           f"the broadcast shape {shape_str(shape)}")
+    res = D.from_np(res_dt)
+    if res.category > target.dtype.category:
+        raise RuntimeError(f"result type {res._legacy} can't be cast to the desired output "
+                           f"type {target.dtype._legacy}")
+
+
+def _check_inplace_autograd(spec, target, inputs) -> None:
+    """torch's checks before an in-place op runs: inference tensors, views that may not change
+    (autograd/views.py), leaves that require grad."""
+    if not _grad_state.inference and target._is_inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
+    if _before_inplace_write is not None:   # Note [Mutating saved tensors] in autograd/graph.py
+        _before_inplace_write(target)
+    if not _grad_state.grad_enabled or not _requires_grad(inputs):
+        return
+    if target._base is not None and spec.node_cls is not None:
+        _views.check_inplace_view(target)
+    if target._requires_grad and target.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    _refresh_views(inputs)
+
+
+def _refresh_views(inputs) -> None:
+    """torch collects an op's graph edges before its kernel runs: a view whose history cannot
+    be made anew raises then (autograd/views.py), before any error of the kernel's."""
+    for t in inputs:
+        if isinstance(t, _Tensor) and t._base is not None and t._requires_grad:
+            t.grad_fn
+
+
+def _overlap_status(a, b):
+    from .creation import overlap_status
+    return overlap_status(a, b)
+
+
+def _check_no_partial_overlap(target, inputs) -> None:
+    """torch's refusal to write into memory that an input partly shares (``x[1:].add_(x[:-1])``)."""
+    for a in inputs:
+        if isinstance(a, _Tensor) and a is not target \
+                and _npb.xp.may_share_memory(target._data, a._data) \
+                and _overlap_status(target, a) == "partial":
+            from .indexing import _PARTIAL_MSG
+            raise RuntimeError(_PARTIAL_MSG)
+
+
+def _write_inplace(spec, target, result, inputs=(), rest=(), kwargs=None, record=False):
+    """Copy an op's result into `target` (``x.add_(y)``) after torch's checks.
+
+    With autograd on, the target's history is rebased: its ``grad_fn`` becomes the in-place
+    op's node, whose first edge is the target's old gradient edge.
+    """
+    if result.shape != target._data.shape:   # torch checks the shape before the dtype
+        raise RuntimeError(f"output with shape {shape_str(target._data.shape)} doesn't match "
+                           f"the broadcast shape {shape_str(result.shape)}")
+    res_dt = D.from_np(result.dtype)
+    dst_dt = target.dtype
+    if res_dt.category > dst_dt.category:
+        raise RuntimeError(f"result type {res_dt._legacy} can't be cast to the desired output "
+                           f"type {dst_dt._legacy}")
+    target._check_writeable()
+    is_view = target._base is not None
+    if record and "self" in spec.saves:
+        # the formula needs self's value from before the write: save a copy with its history
+        original = _wrap(target._data.copy())
+        original._grad_fn = target.grad_fn
+        original._requires_grad = target._requires_grad
+        if getattr(target, "_output_nr", 0):
+            original._output_nr = target._output_nr
+        inputs = (original,) + tuple(inputs[1:])
+    if record:
+        # the node saves its inputs before the write, as torch does: an input that aliases the
+        # target (``t.mul_(t)``) is then caught by the version check in backward
+        node = _record(spec, inputs, rest, kwargs, ())
+    if result is not target._data:      # (see Note [In-place kernels write into the target])
+        _npb.xp.copyto(target._data, result, casting="unsafe")
+    target._bump_version()
+    if _anomaly.enabled:   # where this write happened, for the version-counter error
+        from ..autograd.anomaly_mode import note_write
+        note_write(target, spec)
+    if record:
+        _attach_inplace(spec, node, target, is_view)
+    return target
+
+
+def _attach_inplace(spec, node, target, is_view) -> None:
+    """Make the in-place op's node `target`'s history (or its base's, through CopySlices)."""
+    if spec.saves_result:
+        saved = list(node._saved)
+        for pos, _ in spec.saved_outputs:
+            saved.insert(pos, SavedTensor(target, is_output=True))
+        node._saved = tuple(saved)
+    was_required = target._requires_grad
+    if target._data.dtype.kind in "fc":
+        target._grad_fn = node
+        target._requires_grad = True
+    target._output_nr = 0
+    if is_view:   # the base takes the change: Note [Views and in-place: CopySlices]
+        _views.rebase_view_history(target, node)
+    elif not was_required and "_views" in target.__dict__:
+        _views.base_requires_grad(target)
+
+
+def _write_out(spec, out, result):
+    """Write into ``out=`` (resizing it as torch does)."""
+    res_dt = D.from_np(result.dtype)
+    if res_dt.category > out.dtype.category:
+        raise RuntimeError(f"result type {res_dt._legacy} can't be cast to the desired output "
+                           f"type {out.dtype._legacy}")
+    if out._data.shape != result.shape:
+        out.resize_(result.shape)
+        if result.ndim > 1 and result.size > 1 and not result.flags.c_contiguous:
+            # a resized out takes the computed layout, as TensorIterator gives it
+            itemsize = result.itemsize
+            out._data = _npb.strided(out._storage_obj().buffer, result.shape,
+                                     tuple(st // itemsize for st in result.strides), out._offset)
+    _npb.xp.copyto(out._data, result, casting="unsafe")
+    out._bump_version()
+    return out
+
+
+def _translate_value_error(spec, inputs, e):
+    """NumPy's broadcasting ValueError -> torch's RuntimeError text."""
+    msg = str(e)
+    if "broadcast" in msg:
+        shapes = [tuple(a._data.shape) for a in inputs if isinstance(a, _Tensor)]
+        if len(shapes) >= 2:
+            return broadcast_error(shapes)
+    return RuntimeError(f"{spec.base}: {msg}")
+
+
