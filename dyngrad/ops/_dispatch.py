@@ -318,10 +318,11 @@ def fast_inplace(spec, target, other, kwargs):
     r = spec._dtype_cache.get(dt)
     if r is None or r[0] is not dt or r[1] is not dt:
         return None
-    if other is not target and _npb.xp.may_share_memory(x, y):
-        return None              # (the partial-overlap check)
+    if other is not target and (x.base is not None or y.base is not None) \
+            and _npb.xp.may_share_memory(x, y):
+        return None              # (the partial-overlap check; arrays owning their memory pass)
     if kwargs:
-        if len(kwargs) != 1 or "alpha" not in kwargs or "alpha" not in spec.signature.parameters:
+        if len(kwargs) != 1 or "alpha" not in kwargs or "alpha" not in spec.arg_defaults:
             return None
         spec.kernel(_xp, x, y, alpha=kwargs["alpha"], _into=x)
     else:
