@@ -107,7 +107,7 @@ def enter_dual_level() -> int:
 
 
 def _mode_changed() -> None:
-    """Tell the registry a level was entered or left: its fast paths step aside inside one."""
+    """Tell the dispatcher a level was entered or left: its fast paths step aside inside one."""
     if _gm.on_mode_change is not None:
         _gm.on_mode_change()
 

@@ -21,7 +21,7 @@ _state = _State()
 # (ops/_dispatch.py, Note [Hot path]). So instead of reading ``_state.inference`` on every op,
 # the fast paths step aside while any ``inference_mode`` block is open in any thread, and the
 # general path, which reads the flag, serves those calls. This counts the open blocks and tells
-# the registry through ``on_mode_change`` (which forward_ad.py calls too, when a forward-AD level
+# the dispatcher through ``on_mode_change`` (which forward_ad.py calls too, when a forward-AD level
 # is entered or left: the fast paths step aside then as well).
 _open_inference_blocks = 0
 _blocks_lock = threading.Lock()
@@ -30,7 +30,7 @@ on_mode_change = None   # set by ops/_dispatch.py
 
 def _count_inference_block(delta: int) -> None:
     global _open_inference_blocks
-    with _blocks_lock:   # (the registry too: it must see the counts in order)
+    with _blocks_lock:   # (the dispatcher too: it must see the counts in order)
         _open_inference_blocks += delta
         if on_mode_change is not None:
             on_mode_change()
