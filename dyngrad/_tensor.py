@@ -615,11 +615,18 @@ def install_methods(methods: dict) -> None:
         setattr(Tensor, name, _as_method(fn, name))
 
 
+def _unary_fast_path(spec):
+    """``spec(self)`` through the op's fast path, the general path where it does not apply
+    (Note [Hot path] in ops/_dispatch.py)."""
+    run = _dispatch._run
+    return _dispatch.unary_fast_path(spec, lambda self: run(spec, (self,), {}))
+
+
 def _as_method(fn, name):
     if isinstance(fn, _registry.OpSpec):       # one frame less on the hot path
         spec, run = fn, _dispatch._run
         if spec.fast and spec.n_inputs == 1:
-            fast = _dispatch.unary_fast_path(spec, lambda self: run(spec, (self,), {}))
+            fast = _unary_fast_path(spec)
 
             def method(self, *args, **kwargs):
                 if not args and not kwargs:
@@ -713,7 +720,7 @@ def _operator(op_name: str, kind: str):
         # the dunder is the op's fast path itself, which calls the general one where it does
         # not apply (see Note [Hot path] in ops/_dispatch.py)
         if kind == "unary":
-            return _dispatch.unary_fast_path(spec, lambda self: run(spec, (self,), {}))
+            return _unary_fast_path(spec)
         if kind == "reflected":
             def dunder(self, other):
                 if not _operand_ok(other):
