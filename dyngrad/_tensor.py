@@ -16,6 +16,7 @@ from ._storage import Storage
 from ._utils import Size, canonical_dim, contiguous_strides
 from .autograd import grad_mode as _gm
 from .autograd import views as _views
+from .autograd import backward as _autograd_backward
 from .backends import numpy_backend as _npb
 _ndarray = _npb.ndarray
 
@@ -307,8 +308,7 @@ class Tensor:
     # -- autograd -------------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see autograd.backward)."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook):
         """``hook(grad) -> Tensor or None`` runs when the gradient w.r.t. this tensor is

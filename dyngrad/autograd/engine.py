@@ -27,6 +27,7 @@ import sys
 import threading
 
 from . import grad_mode as _gm
+from ..backends import numpy_backend as npb
 from .graph import AccumulateGrad, GradientEdge, OpNode, _graph_task, gradient_edge
 from .anomaly_mode import _state as _anomaly
 from .profiler import _state as _profiler
@@ -128,16 +129,27 @@ def _grad_for_leaf(variable, grad):
             if grad._storage is None:
                 return grad
         elif _only_view_of_its_memory(grad):
-            from .._tensor import _wrap
-            return _wrap(g)      # the same memory, as a tensor of its own (not a view)
-    from .._tensor import _wrap
-    from ..backends import numpy_backend as npb
+            return _tensor_module()._wrap(g)   # the same memory, as a tensor of its own
+    _wrap = _tensor_module()._wrap
     if want_strides is None or v.flags.c_contiguous:
         return _wrap(npb.xp.array(g, dtype=v.dtype, order="C"))
     out = npb.strided(npb.xp.empty(v.size, v.dtype), v.shape,
                       tuple(s // v.itemsize for s in want_strides), 0)
     out[...] = g
     return _wrap(out)
+
+
+_tensor_mod = None
+
+
+def _tensor_module():
+    """dyngrad._tensor, imported on first use (it imports this package): a function-level
+    import statement would cost about a microsecond per leaf and step."""
+    global _tensor_mod
+    if _tensor_mod is None:
+        from .. import _tensor
+        _tensor_mod = _tensor
+    return _tensor_mod
 
 
 def _dense_strides(v):
@@ -286,9 +298,14 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     if _anomaly.enabled or _profiler.active:   # every node takes _observed_run_node
         run_node, plain, inline = _observed_run_node, False, False
     cap_nodes = None if captures is None else {e[0] for e in captures}
+    ready = None   # the only ready node, kept out of the heap (see below)
     try:
-        while heap:
-            fn = pop(heap)[2]
+        while heap or ready is not None:
+            if ready is not None:
+                fn = ready
+                ready = None
+            else:
+                fn = pop(heap)[2]
             grads = buffers.pop(fn, None) or [None]
             metas = None   # set when the node's gradients are still to be validated
             if inline and not fn._hooked and type(fn) is not AccumulateGrad and (
@@ -346,6 +363,15 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
+                    # a chain makes one node ready at a time: it runs next without a trip
+                    # through the heap; a second ready node sends both there, in order
+                    if ready is None and not heap:
+                        ready = nxt
+                        continue
+                    if ready is not None:
+                        push(heap, (-ready._seq, counter, ready))
+                        counter += 1
+                        ready = None
                     push(heap, (-nxt._seq, counter, nxt))
                     counter += 1
             g = buf = outputs = metas = None   # the gradients now live in the buffers only

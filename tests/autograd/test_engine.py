@@ -249,3 +249,34 @@ def test_an_unasked_gradient_of_the_wrong_shape_still_raises():
             lib.autograd.grad(Bad.apply(x, w).sum(), x)
         messages.append(str(e.value))
     assert messages[0] == messages[1]
+
+
+def test_nodes_run_in_torchs_order():
+    # chains (one ready node at a time) next to branches and joins (several at once), and
+    # leaves whose AccumulateGrad nodes tie on sequence number: the engine's ready-node
+    # shortcut must keep torch's order exactly
+    def ex(torch):
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = torch.tensor([0.5, 0.25], requires_grad=True)
+        y1 = a * 2
+        y2 = b.exp()
+        y3 = y1 + y2
+        y4 = y1.sin() * y3
+        y5 = (y4 * a).cos()
+        p = b.exp()     # two branches made in interleaved order: the node that becomes
+        q = a * 2       # ready while an older branch waits in the heap must not jump it
+        r = p.sin()
+        loss = y5.sum() + y2.sum() + (b * 3).sum() + q.sum() + r.sum()
+        seen, todo = set(), [loss.grad_fn]
+        while todo:
+            fn = todo.pop()
+            if fn is None or fn in seen:
+                continue
+            seen.add(fn)
+            fn.register_prehook(lambda go, name=fn.name(): print("run", name))
+            todo.extend(f for f, _ in fn.next_functions)
+        a.register_post_accumulate_grad_hook(lambda t: print("acc a"))
+        b.register_post_accumulate_grad_hook(lambda t: print("acc b"))
+        loss.backward()
+        print(a.grad, b.grad)
+    assert_prints_like_torch(ex)
