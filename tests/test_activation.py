@@ -475,7 +475,8 @@ def _with_specials(shape, dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape", [(16, 256), (64, 256), (512, 256)])
 def test_maximum_and_minimum_against_a_number_are_numpys(shape, dtype):
-    # Note [Maximum and minimum against a number]: the same bits as NumPy's scalar loop
+    # Note [Maximum and minimum against a number]: the same bits as NumPy's scalar loop, but
+    # x itself where x ties with the bound (a signed zero), as torch's clamp
     from dyngrad.backends import numpy_backend as B
     x = _with_specials(shape, dtype)
     bounds = [0, 0.0, -0.0, 1, -1.5, 6, np.inf, -np.inf, np.nan, 2 ** 60, dtype(0.25),
@@ -485,7 +486,35 @@ def test_maximum_and_minimum_against_a_number_are_numpys(shape, dtype):
             for ours, theirs in ((B.maximum, np.maximum), (B.minimum, np.minimum)):
                 got, want = ours(layout, bound), theirs(layout, bound)
                 assert got.dtype == want.dtype and got.strides == want.strides, bound
+                tie = layout == bound
+                want[tie] = layout[tie]
                 assert got.tobytes() == want.tobytes(), (bound, ours)   # (signed zeros, NaNs)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("n", [1, 7, 64, 5000, 20000])
+def test_bounds_keep_the_sign_of_a_zero_input_as_torch(n, dtype):
+    # torch's clamp keeps x where x ties with its bound: relu(-0.0) is -0.0, and clamping
+    # +0.0 at max=-0.0 leaves +0.0 (printed "-0." and "0.": the sign is observable)
+    x = np.zeros(n, dtype)
+    x[::2] = -0.0
+    fns = {
+        "relu": lambda lib, t: lib.relu(t),
+        "relu_": lambda lib, t: lib.relu_(t.clone()),
+        "clamp min 0": lambda lib, t: lib.clamp(t, min=0),
+        "clamp max -0.0": lambda lib, t: lib.clamp(t, max=-0.0),
+        "clamp -0.0..0.0": lambda lib, t: lib.clamp(t, -0.0, 0.0),
+        "Tensor.clamp min 0.0": lambda lib, t: t.clamp(min=0.0),
+        "Tensor.clamp max 0": lambda lib, t: t.clamp(max=0),
+        "hardtanh 0..1": lambda lib, t: F(lib).hardtanh(t, 0.0, 1.0),
+        "hardtanh -1..-0.0": lambda lib, t: F(lib).hardtanh(t, -1.0, -0.0),
+        "relu6": lambda lib, t: F(lib).relu6(t),
+    }
+    for name, fn in fns.items():
+        ours = fn(dyngrad, dyngrad.tensor(x)).numpy()
+        theirs = fn(torch, torch.tensor(x)).numpy()
+        assert ours.dtype == theirs.dtype, name
+        assert np.signbit(ours).tolist() == np.signbit(theirs).tolist(), name
 
 
 @pytest.mark.parametrize("shape", [(64, 256), (32, 8, 28, 28)])

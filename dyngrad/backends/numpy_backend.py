@@ -62,8 +62,10 @@ _SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
 # a scalar loop, 2.5-3x slower (``np.maximum(x, 0)`` on 512x256 float32: 50 us; with an array
 # of zeros: 18 us). relu, clamp and hardtanh bound arrays by numbers, so ``maximum``/``minimum``
 # here pass the number as an array of x's shape instead: a read-only view of a zero array
-# kept per dtype for 0 (relu's bound), a filled one for other numbers. Same values, signed
-# zeros and NaNs as NumPy's own (tests/test_activation.py). Only floating C-contiguous arrays
+# kept per dtype for 0 (relu's bound), a filled one for other numbers. Same values and NaNs as
+# NumPy's own; where x ties with the bound, x itself, as torch's clamp gives (relu(-0.0) is
+# -0.0), where NumPy gives one operand by position (tests/test_activation.py checks both
+# against torch and NumPy). Only floating C-contiguous arrays
 # of 4096 (16384 for a filled array) to 2**20 elements take this path: small ones gain
 # nothing, and the zeros kept stay bounded (4 MB for float32).
 _ZEROS: dict = {}
@@ -92,17 +94,24 @@ def _bound_array(x: np.ndarray, bound):
 
 
 def maximum(x: np.ndarray, bound) -> np.ndarray:
-    """``np.maximum(x, bound)`` for a number `bound` (Note [Maximum and minimum against a
-    number])."""
-    b = _bound_array(x, bound)
-    return np.maximum(x, bound if b is None else b)
+    """``np.maximum(x, bound)`` for a number `bound`, x where they tie (Note [Maximum and
+    minimum against a number])."""
+    return _bounded(np.maximum, x, bound)
 
 
 def minimum(x: np.ndarray, bound) -> np.ndarray:
-    """``np.minimum(x, bound)`` for a number `bound` (Note [Maximum and minimum against a
-    number])."""
+    """``np.minimum(x, bound)`` for a number `bound`, x where they tie (Note [Maximum and
+    minimum against a number])."""
+    return _bounded(np.minimum, x, bound)
+
+
+def _bounded(ufunc, x, bound):
     b = _bound_array(x, bound)
-    return np.minimum(x, bound if b is None else b)
+    if b is None:
+        b = bound
+    # where x and the bound compare equal (-0.0 and 0), torch's clamp keeps x; NumPy returns
+    # its second operand there (its first for float16)
+    return ufunc(x, b) if x.dtype == np.float16 else ufunc(b, x)
 
 
 def keep_where(keep: np.ndarray, x: np.ndarray) -> np.ndarray:
