@@ -441,14 +441,19 @@ def clamp(input, min=None, max=None, *, out=None):
 def clamp_(self, min=None, max=None):
     spec = _clamp_spec(min, max)
     if spec is clamp_scalar:
-        # torch checks the cast first here, naming the destination by its C++ type
-        from .._promotion import result_type_of_args
-        from .linalg import cpp_type_name
-        res = result_type_of_args([a for a in (self, min, max) if a is not None])
-        if res.category > self.dtype.category:
-            raise RuntimeError(f"result type {res._legacy} can't be cast to the desired output "
-                               f"type {cpp_type_name(self.dtype)}")
+        _scalar_cast_check(self, (min, max))
     return spec.call_inplace(self, min, max)
+
+
+def _scalar_cast_check(self, bounds) -> None:
+    """torch's first check of an in-place clamp with number bounds: the result type must cast
+    to self's dtype (named by its C++ type, unlike the later checks)."""
+    from .._promotion import result_type_of_args
+    from .linalg import cpp_type_name
+    res = result_type_of_args([self] + [b for b in bounds if b is not None])
+    if res.category > self.dtype.category:
+        raise RuntimeError(f"result type {res._legacy} can't be cast to the desired output "
+                           f"type {cpp_type_name(self.dtype)}")
 
 
 def extremum_op(name, ufunc_name):

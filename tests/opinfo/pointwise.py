@@ -125,6 +125,33 @@ def _clamp_edges(dtype, rng):
             SampleInput(x, max=hi), SampleInput(x, hi, lo, desc="min > max")]
 
 
+def _one_bound_samples(side):
+    """clamp_min / clamp_max: a number or a tensor bound, ties at the bound included."""
+    def samples(dtype, rng):
+        def x(shape=(3, 4)):
+            return make_array(shape, dtype, rng)
+
+        bound = 1 if dtype in INTS else 0.5
+        out = [SampleInput(x(), bound), SampleInput(x(), **{side: bound}),
+               SampleInput(x(()), bound), SampleInput(x((0, 2)), bound),
+               SampleInput(x(), 0.25, desc="float bound"), SampleInput(x(), x((4,))),
+               SampleInput(x((3, 1)), x((4,)), desc="broadcast to the bound"),
+               SampleInput(x(), x(())), SampleInput(x(), **{side: x((3, 4))}),
+               SampleInput(x(), make_array((4,), "float64", rng), desc="mixed dtypes")]
+        for f in NONCONTIGUOUS:
+            out.append(SampleInput(f((3, 4), dtype, rng), bound))
+            out.append(SampleInput(x(), f((3, 4), dtype, rng)))
+        if dtype in FLOATS:
+            at = np.array([[-1.5, 2.0, 0.5, 4.0], [0.0, 0.5, -0.0, 0.5]], dtype=dtype)
+            out += [SampleInput(at, 0.5, desc="at the bound"),
+                    SampleInput(at, at[0].copy(), desc="at tensor bounds")]
+        sv = special_values(dtype)
+        if sv is not None:
+            out.append(SampleInput(sv, 0.5, desc="special values"))
+        return out
+    return samples
+
+
 _float_tol = {"float16": (4e-3, 1e-3)}
 
 OP_DB += [
@@ -153,6 +180,8 @@ OP_DB += [
     OpInfo("where", _where_samples, ALL_DTYPES, method=False),
     OpInfo("clamp", chain(_clamp_samples, _clamp_edges), REAL_AND_BOOL),
     OpInfo("clip", _clamp_samples, REAL_AND_BOOL),
+    OpInfo("clamp_min", _one_bound_samples("min"), REAL_AND_BOOL),
+    OpInfo("clamp_max", _one_bound_samples("max"), REAL_AND_BOOL),
     OpInfo("maximum", chain(binary_samples(scalars=()), _tie_samples), REAL_AND_BOOL),
     OpInfo("minimum", chain(binary_samples(scalars=()), _tie_samples), REAL_AND_BOOL),
     # complex parts (properties in torch: no method form)
