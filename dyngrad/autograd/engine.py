@@ -200,19 +200,26 @@ _STEAL_REFS = 4
 # The engine
 # ---------------------------------------------------------------------------------------------
 def _dependencies(root_nodes):
-    """In-degree of every node reachable from the roots (iterative DFS)."""
+    """In-degree of every node reachable from the roots (iterative DFS), and the set of
+    those nodes. A node other than a root is new when it first gets an in-degree: the count
+    doubles as the walk's record of where it has been."""
     deps = {}
-    seen = set(root_nodes)
     stack = list(root_nodes)
+    roots = root_nodes if len(root_nodes) < 8 else set(root_nodes)
     while stack:
         fn = stack.pop()
         for nxt, _ in fn.next_functions:
-            if nxt is not None:
-                deps[nxt] = deps.get(nxt, 0) + 1
-                if nxt not in seen:
-                    seen.add(nxt)
+            if nxt is None:
+                continue
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                if nxt not in roots:   # (a root is walked from the start)
                     stack.append(nxt)
-    return deps, seen
+    reachable = set(deps)
+    reachable.update(root_nodes)
+    return deps, reachable
 
 
 def _must_execute(nodes, capture_edges):

@@ -42,6 +42,7 @@ def short_name(node) -> str:
 
 
 _Tensor = None
+_new = object.__new__
 
 
 def _tensor_class():
@@ -80,6 +81,19 @@ class SavedTensor:
             self.tensor = tensor
             st = tensor._storage
             self.version = 0 if st is None else st.version
+
+    @staticmethod
+    def of_input(tensor) -> "SavedTensor":
+        """``SavedTensor(tensor)`` for an op's input: the same object, built without the
+        constructor's frame when no saved-tensor hooks are pushed (the recorder's hot path)."""
+        if _hooks_active or tensor._is_inference:
+            return SavedTensor(tensor)
+        self = _new(SavedTensor)
+        self.is_output = False
+        self.tensor = tensor
+        st = tensor._storage
+        self.version = 0 if st is None else st.version
+        return self
 
     def current_version(self) -> int:
         if self.is_output:

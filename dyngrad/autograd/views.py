@@ -94,7 +94,7 @@ def view_grad_fn(view):
         return fn
     if view._view_creation:
         handle_view_on_rebase(view, indirect=True)
-    from ..ops._dispatch import _record
+    from ..ops._record import _record
     from ..ops._registry import OPS
     geometry = (base._data.shape, base.stride(), base._offset)
     args = (view._data.shape, view.stride(), view._offset, geometry)

@@ -100,9 +100,6 @@ class OpSpec:
         self.kernel_dtypes = kernel_dtypes
         self.fast = not view and not self.list_input and not nopromote and not kernel_dtypes \
             and promote is not Promote.NONE and 1 <= self.n_inputs <= 2
-        # the fast path _run takes when `fast` (None where it does not apply)
-        self.fast_path = unary_fast_path(self, _no_fast_path) if self.n_inputs == 1 else \
-            binary_fast_path(self, _no_fast_path) if self.n_inputs == 2 else None
         params = list(inspect.signature(kernel).parameters.values())[1:]  # drop xp
         self.signature = inspect.Signature(params)
         self._bind_plan = None
@@ -126,6 +123,10 @@ class OpSpec:
         self.node_cls = _node_class(self) if node else None
         self.__wrapped__ = kernel
         self.doc = kernel.__doc__
+        # the fast path _run takes when `fast` (None where it does not apply); made last, as
+        # it reads the declaration above
+        self.fast_path = unary_fast_path(self, _no_fast_path) if self.n_inputs == 1 else \
+            binary_fast_path(self, _no_fast_path) if self.n_inputs == 2 else None
 
     def backward(self, fn):
         """Decorator: attach the backward formula (on Tensors) to this op."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..backends import numpy_backend as _npb
 from ._geometry import memory_format_strides, storage_extent
-from ._dispatch import _record
+from ._record import _record
 from ._registry import METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, restride_tangent
 from ..autograd.views import check_inplace_view

@@ -1,0 +1,167 @@
+"""Recording an op's node: its edges, its inputs' metadata, what it saves (DESIGN.md §1).
+
+The dispatcher (_dispatch.py) calls ``_record`` once an op has run with grad mode on and an
+input that requires grad; the binary fast path calls ``_record_binary``, the same steps for two
+inputs (Note [Hot path] in _dispatch.py).
+"""
+from __future__ import annotations
+
+from ..autograd.graph import gradient_edge as _gradient_edge
+from ..autograd.graph import _next_sequence_nr
+from ..autograd.saved import SavedTensor
+from ..autograd.anomaly_mode import _state as _anomaly
+
+_new = object.__new__
+_saved_input = SavedTensor.of_input
+_Tensor = None        # set by _dispatch._bind_tensor_class once the class exists
+
+
+_NO_EDGE = (None, 0)
+
+
+def _requires_grad(inputs) -> bool:
+    for t in inputs:
+        if isinstance(t, _Tensor) and t._requires_grad:
+            return True
+    return False
+
+
+def _edge(t):
+    """The edge a gradient w.r.t. `t` (which requires grad) flows along: gradient_edge(t),
+    with the common cases first: a result's node, a leaf's live AccumulateGrad."""
+    fn = t._grad_fn if t._base is None else t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    acc = t._accumulator
+    acc = acc() if acc is not None else None
+    return (acc, 0) if acc is not None else _gradient_edge(t)
+
+
+def _record(spec, inputs, rest, kwargs, outputs):
+    """Create the op's node on its outputs: edges, input metadata, saved values.
+
+    Called only when grad mode is on and some input requires grad. `inputs` are the op's
+    tensor inputs (Python numbers where torch would wrap a scalar), `outputs` the new tensors.
+    """
+    node = _new(spec.node_cls)
+    node._seq = _next_sequence_nr()
+    edges = []
+    meta = []
+    diff = spec.diff_index
+    linked = inputs if diff is None else [inputs[i] for i in diff]
+    if spec.link_requiring_only:   # torch's NotImplemented nodes link only inputs needing grad
+        linked = [t for t in linked if isinstance(t, _Tensor) and t._requires_grad]
+    for t in linked:
+        if isinstance(t, _Tensor):
+            if t._requires_grad:
+                edges.append(_edge(t))
+            else:
+                edges.append(_NO_EDGE)
+            data = t._data
+            meta.append((data.shape, data.dtype))
+        else:
+            edges.append(_NO_EDGE)
+            meta.append(None)
+    node.next_functions = tuple(edges)
+    node._meta = tuple(meta)
+    node._args = rest
+    node._kwargs = kwargs
+    saved = []
+    for i, when in spec.save_plan:      # (input index, index of the input that needs it or -1)
+        if when >= 0:
+            w = inputs[when]
+            if not (isinstance(w, _Tensor) and w._requires_grad):
+                saved.append(_NOT_SAVED)
+                continue
+        t = inputs[i]
+        saved.append(_saved_input(t) if isinstance(t, _Tensor) else _SavedValue(t))
+    if len(outputs) == 1:
+        out = outputs[0]
+        if out._data.dtype.kind in "fc" and not spec.nondiff_outputs:
+            out._grad_fn = node
+            out._requires_grad = True
+    elif outputs:
+        node._n_outputs = len(outputs)   # its formula takes one gradient per output
+        nondiff = spec.nondiff_outputs
+        for nr, out in enumerate(outputs):
+            if out._data.dtype.kind in "fc" and nr not in nondiff:
+                out._grad_fn = node
+                out._requires_grad = True
+                out._output_nr = nr
+    if spec.saves_result and outputs:   # (in-place ops save their result once written)
+        for pos, nr in spec.saved_outputs:
+            out = outputs[nr]   # an output without this node (indices) is saved as it is
+            saved.insert(pos, SavedTensor(out, is_output=True, output_nr=nr)
+                         if out._grad_fn is node else SavedTensor(out))
+    node._saved = tuple(saved)
+    if _anomaly.enabled:   # anomaly mode: remember the forward call (autograd/anomaly_mode.py)
+        from ..autograd.anomaly_mode import record_node
+        record_node(node)
+    return node
+
+
+def _record_binary(spec, a, b, bt, out):
+    """``_record(spec, (a, b), (), None, (out,))`` for an op of the binary fast path whose
+    declaration asks for nothing beyond edges, input metadata and saved inputs (see
+    ``binary_fast_path``): the same steps with the loops over the two inputs unrolled. `bt` is
+    `b` when it is a Tensor, None when it is a Python number."""
+    node = _new(spec.node_cls)
+    node._seq = _next_sequence_nr()
+    ea = _edge(a) if a._requires_grad else _NO_EDGE
+    data = a._data
+    ma = (data.shape, data.dtype)
+    if bt is None:   # b is a Python number
+        node.next_functions = (ea, _NO_EDGE)
+        node._meta = (ma, None)
+    else:
+        node.next_functions = (ea, _edge(b) if b._requires_grad else _NO_EDGE)
+        data = b._data
+        node._meta = (ma, (data.shape, data.dtype))
+    node._args = ()
+    node._kwargs = None
+    plan = spec.save_plan
+    if plan:
+        inputs = (a, b)
+        saved = []
+        for i, when in plan:
+            if when >= 0:
+                w = inputs[when]
+                if (w is b and bt is None) or not w._requires_grad:
+                    saved.append(_NOT_SAVED)
+                    continue
+            t = inputs[i]
+            saved.append(_SavedValue(t) if t is b and bt is None else _saved_input(t))
+        node._saved = tuple(saved)
+    else:
+        node._saved = ()
+    if out._data.dtype.kind in "fc":
+        out._grad_fn = node
+        out._requires_grad = True
+    if _anomaly.enabled:
+        from ..autograd.anomaly_mode import record_node
+        record_node(node)
+    return node
+
+
+class _NotSaved:
+    """A value the node did not need to save (its only user needs no gradient)."""
+
+    __slots__ = ()
+
+    def unpack(self, node):
+        return None
+
+
+_NOT_SAVED = _NotSaved()
+
+
+class _SavedValue:
+    """A saved Python number (a scalar where torch's schema has a tensor)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def unpack(self, node):
+        return self.value
