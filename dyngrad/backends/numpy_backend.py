@@ -107,11 +107,32 @@ def minimum(x: np.ndarray, bound) -> np.ndarray:
 
 def _bounded(ufunc, x, bound):
     b = _bound_array(x, bound)
-    if b is None:
-        b = bound
-    # where x and the bound compare equal (-0.0 and 0), torch's clamp keeps x; NumPy returns
-    # its second operand there (its first for float16)
-    return ufunc(x, b) if x.dtype == np.float16 else ufunc(b, x)
+    return keep_first(ufunc, x, bound if b is None else b)
+
+
+def keep_first(ufunc, x, y):
+    """``np.maximum(x, y)`` or ``np.minimum(x, y)`` with x where the two compare equal: -0.0
+    against 0.0, whose sign shows when printed. NumPy returns its second operand there for
+    float32/64 and its first for float16, whatever the loop; NaN propagates from either.
+    (x's dtype decides: the dispatcher has given both operands one dtype.)
+
+    torch keeps x in clamp and its relatives, fmax and fmin; its maximum and minimum keep the
+    second operand in their vectorised loop (and the first in the scalar tail), so those call
+    this with the operands swapped and follow the vectorised loop, as the other ops here do."""
+    return ufunc(x, y) if x.dtype == np.float16 else ufunc(y, x)
+
+
+def keep_first_f(ufunc, x, y):
+    """``np.fmax(x, y)`` or ``np.fmin(x, y)`` with x where the two compare equal (see
+    keep_first): NumPy's fmax returns either operand on a tie, by the loop it takes. So the
+    maximum/minimum with x kept on ties, then fmax/fmin only where that gave NaN (the other
+    operand, unless both are NaN)."""
+    r = keep_first(np.maximum if ufunc is np.fmax else np.minimum, x, y)
+    if r.dtype.kind == "f":
+        nan = np.isnan(r)
+        if nan.any():
+            r = np.where(nan, ufunc(x, y), r)
+    return r
 
 
 def keep_where(keep: np.ndarray, x: np.ndarray) -> np.ndarray:

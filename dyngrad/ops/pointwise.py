@@ -459,12 +459,17 @@ def _scalar_cast_check(self, bounds) -> None:
 def extremum_op(name, ufunc_name):
     """The elementwise max/min primitives (maximum, minimum, fmax, fmin): one NumPy ufunc,
     refused for complex as torch does; each attaches its own tie rule as the derivative."""
+    ufunc = getattr(_npb.xp, ufunc_name)
+
     @defop(name, node=f"{name.capitalize()}Backward0", inputs=("self", "other"),
            variants=NO_INPLACE, saves=("self", "other"), scalars=(), pointwise=True)
     def op(xp, self, other):
         if self.dtype.kind == "c":
             raise RuntimeError(f"{name} not implemented for complex tensors.")
-        return getattr(xp, ufunc_name)(self, other)
+        # which operand a tie (-0.0 against 0.0) gives, as torch's vectorised loops
+        if ufunc_name in ("fmax", "fmin"):
+            return _npb.keep_first_f(ufunc, self, other)
+        return _npb.keep_first(ufunc, other, self)
     return op
 
 
