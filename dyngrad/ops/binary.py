@@ -136,11 +136,13 @@ def _opmath(np_dtype):
     return D.float32 if np_dtype.kind == "f" and np_dtype.itemsize == 2 else D.from_np(np_dtype)
 
 
-def _in_opmath(xp, fn, *values):
-    """``fn(*values)`` computed in float32 where values are float16 (torch's opmath), the
-    result rounded back to float16 once."""
-    if not any(getattr(v, "dtype", None) == xp.float16 for v in values):
-        return fn(*values)
+def _in_opmath(xp, fn, self, *values):
+    """``fn(self, *values)`` computed in float32 where the operands are float16 (torch's
+    opmath), the result rounded back to float16 once. (The dispatcher has given the array
+    operands one dtype, so `self`'s tells.)"""
+    if self.dtype != xp.float16:
+        return fn(self, *values)
+    values = (self,) + values
     values = [v.astype(xp.float32) if getattr(v, "dtype", None) == xp.float16 else v
               for v in values]
     return fn(*values).astype(xp.float16)
@@ -339,6 +341,8 @@ def _lerp(xp, self, end, weight):
     weight 0 and 1), in float for half tensors."""
     def kernel(self, end, weight):
         diff = end - self
+        if getattr(weight, "ndim", 0) == 0:   # one weight: one of the two forms, not both
+            return self + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
         return xp.where(xp.abs(weight) < 0.5, self + weight * diff, end - diff * (1 - weight))
     return _in_opmath(xp, kernel, self, end, weight)
 
