@@ -9,7 +9,7 @@ import subprocess
 import time
 import tracemalloc
 
-from . import checkpointing, training, workloads
+from . import checkpointing, optimizers, training, workloads
 
 
 def _time_call(fn, inner: int) -> float:
@@ -116,7 +116,7 @@ def run_all(args) -> int:
     import torch
     torch.set_num_threads(args.threads)
     results = []
-    for w in workloads.ALL + training.ALL + checkpointing.ALL:
+    for w in workloads.ALL + training.ALL + optimizers.ALL + checkpointing.ALL:
         if args.only and args.only not in w.name:
             continue
         print(f"running {w.name} …", flush=True)
