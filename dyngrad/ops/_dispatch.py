@@ -194,7 +194,8 @@ def _run(spec, args, kwargs, inplace_target=None, inplace=False):
     elif spec.view:
         return _run_view(spec, args, kwargs)
     elif inplace and spec.pointwise and not spec.kernel_dtypes:
-        if spec.writes_into and len(args) == 2 and type(args[1]) is _Tensor:
+        if spec.writes_into and len(args) == 2 and type(args[1]) is _Tensor \
+                and not spec.arg_positions:   # (lerp's weight is a third positional argument)
             t = fast_inplace_pair(spec, args[0], args[1], kwargs)
         else:
             t = fast_inplace(spec, args, kwargs)
@@ -251,12 +252,12 @@ def fast_inplace(spec, args, kwargs):
             if k not in defaults:
                 return None
     arrays += args[n:]
-    if spec.writes_into:
-        spec.kernel(_xp, *arrays, _into=x, **kwargs)
+    if spec.writes_into:   # (a kernel may still return a result of its own: float16, ints)
+        result = spec.kernel(_xp, *arrays, _into=x, **kwargs)
     else:
         result = spec.kernel(_xp, *arrays, **kwargs)
-        if result is not x:
-            _xp.copyto(x, result, casting="unsafe")
+    if result is not x:
+        _xp.copyto(x, result, casting="unsafe")
     target._bump_version()
     if _anomaly.enabled:   # where this write happened, for the version-counter error
         from ..autograd.anomaly_mode import note_write

@@ -336,9 +336,15 @@ fmin = _nan_ignoring("fmin", "fmin", lambda a, b: a <= b)
 
 
 # -- lerp: a number or a tensor weight -------------------------------------------------------------
-def _lerp(xp, self, end, weight):
+def _lerp(xp, self, end, weight, _into=None):
     """self + weight * (end - self), evaluated from the nearer end as torch does (exact at
     weight 0 and 1), in float for half tensors."""
+    if _into is not None and _writes_in_place(xp, self) and getattr(weight, "ndim", 0) == 0:
+        diff = end - self    # (see _writes_in_place: the same steps, the last into _into)
+        if abs(weight) < 0.5:
+            return xp.add(self, weight * diff, out=_into)
+        return xp.subtract(end, diff * (1 - weight), out=_into)
+
     def kernel(self, end, weight):
         diff = end - self
         if getattr(weight, "ndim", 0) == 0:   # one weight: one of the two forms, not both
@@ -347,12 +353,21 @@ def _lerp(xp, self, end, weight):
     return _in_opmath(xp, kernel, self, end, weight)
 
 
+def _writes_in_place(xp, self) -> bool:
+    """Whether a kernel given ``_into`` (an in-place call with nothing to record: Note [In-place
+    kernels write into the target] in _dispatch.py) computes its last step straight into the
+    target: for float32/64, where it makes the same operations in the same order, one pass
+    and one temporary fewer than computing a result and copying it in (float16 computes in
+    float32 first, integers wrap: those return a result, which the caller copies)."""
+    return self.dtype.kind == "f" and self.dtype != xp.float16
+
+
 @defop("lerp.Scalar", node="LerpBackward0", inputs=("self", "end"), variants=(),
        public="lerp", scalars=(), pointwise=True)
-def lerp_scalar(xp, self, end, weight):
+def lerp_scalar(xp, self, end, weight, *, _into=None):
     if self.dtype.kind in "biu":
         raise _not_implemented("lerp_kernel_scalar", self.dtype)
-    return _lerp(xp, self, end, checked_scalar(weight, _opmath(self.dtype)))
+    return _lerp(xp, self, end, checked_scalar(weight, _opmath(self.dtype)), _into)
 
 
 @lerp_scalar.backward
@@ -449,10 +464,12 @@ def _scaled_value(xp, dtype, value):
 @defop("addcmul", node="AddcmulBackward0", inputs=("self", "tensor1", "tensor2"),
        variants=(), saves={"tensor1": "tensor2", "tensor2": "tensor1"}, scalars=(),
        pointwise=True)
-def addcmul_spec(xp, self, tensor1, tensor2, *, value=1):
+def addcmul_spec(xp, self, tensor1, tensor2, *, value=1, _into=None):
     if self.dtype.kind == "b":
         raise _not_implemented("addcmul_cpu_out", self.dtype)
     scale = _scaled_value(xp, self.dtype, value)
+    if _into is not None and _writes_in_place(xp, self):
+        return xp.add(self, scale * tensor1 * tensor2, out=_into)
     return _in_opmath(xp, lambda a, b, c: a + scale * b * c, self, tensor1, tensor2)
 
 
@@ -488,8 +505,10 @@ _ADDCDIV_INTEGERS = (
 
 @defop("addcdiv", node="AddcdivBackward0", inputs=("self", "tensor1", "tensor2"),
        variants=(), saves={"tensor1": "tensor2", "tensor2": None}, scalars=(), pointwise=True)
-def addcdiv_spec(xp, self, tensor1, tensor2, *, value=1):
+def addcdiv_spec(xp, self, tensor1, tensor2, *, value=1, _into=None):
     scale = _scaled_value(xp, self.dtype, value)
+    if _into is not None and _writes_in_place(xp, self):
+        return xp.add(self, scale * tensor1 / tensor2, out=_into)
     return _in_opmath(xp, lambda a, b, c: a + scale * b / c, self, tensor1, tensor2)
 
 
