@@ -258,10 +258,7 @@ def fast_inplace(spec, args, kwargs):
         result = spec.kernel(_xp, *arrays, **kwargs)
     if result is not x:
         _xp.copyto(x, result, casting="unsafe")
-    target._bump_version()
-    if _anomaly.enabled:   # where this write happened, for the version-counter error
-        from ..autograd.anomaly_mode import note_write
-        note_write(target, spec)
+    _wrote(target, spec)
     return target
 
 
@@ -291,11 +288,21 @@ def fast_inplace_pair(spec, target, other, kwargs):
         spec.kernel(_xp, x, y, alpha=kwargs["alpha"], _into=x)
     else:
         spec.kernel(_xp, x, y, _into=x)
-    target._bump_version()
+    _wrote(target, spec)
+    return target
+
+
+def _wrote(target, spec) -> None:
+    """After an in-place write into `target`: its version counter moves on (Note [Version
+    counters] in _storage.py); in anomaly mode, where the write happened is noted for the
+    version-counter error."""
+    st = target._storage
+    if st is None:
+        st = target._storage_obj()
+    st.version += 1
     if _anomaly.enabled:
         from ..autograd.anomaly_mode import note_write
         note_write(target, spec)
-    return target
 
 
 # Note [Kernels that are one ufunc]
@@ -689,10 +696,7 @@ def _write_inplace(spec, target, result, inputs=(), rest=(), kwargs=None, record
         node = _record(spec, inputs, rest, kwargs, ())
     if result is not target._data:      # (see Note [In-place kernels write into the target])
         _npb.xp.copyto(target._data, result, casting="unsafe")
-    target._bump_version()
-    if _anomaly.enabled:   # where this write happened, for the version-counter error
-        from ..autograd.anomaly_mode import note_write
-        note_write(target, spec)
+    _wrote(target, spec)
     if record:
         _attach_inplace(spec, node, target, is_view)
     return target
