@@ -339,27 +339,26 @@ fmin = _nan_ignoring("fmin", "fmin", lambda a, b: a <= b)
 def _lerp(xp, self, end, weight, _into=None):
     """self + weight * (end - self), evaluated from the nearer end as torch does (exact at
     weight 0 and 1), in float for half tensors."""
-    if _into is not None and _writes_in_place(xp, self) and getattr(weight, "ndim", 0) == 0:
-        diff = end - self    # (see _writes_in_place: the same steps, the last into _into)
-        if abs(weight) < 0.5:
-            return xp.add(self, weight * diff, out=_into)
-        return xp.subtract(end, diff * (1 - weight), out=_into)
+    out = _last_step_into(xp, self, _into)
 
     def kernel(self, end, weight):
         diff = end - self
         if getattr(weight, "ndim", 0) == 0:   # one weight: one of the two forms, not both
-            return self + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
+            if abs(weight) < 0.5:
+                return xp.add(self, weight * diff, out=out)
+            return xp.subtract(end, diff * (1 - weight), out=out)
         return xp.where(xp.abs(weight) < 0.5, self + weight * diff, end - diff * (1 - weight))
     return _in_opmath(xp, kernel, self, end, weight)
 
 
-def _writes_in_place(xp, self) -> bool:
-    """Whether a kernel given ``_into`` (an in-place call with nothing to record: Note [In-place
-    kernels write into the target] in _dispatch.py) computes its last step straight into the
-    target: for float32/64, where it makes the same operations in the same order, one pass
-    and one temporary fewer than computing a result and copying it in (float16 computes in
-    float32 first, integers wrap: those return a result, which the caller copies)."""
-    return self.dtype.kind == "f" and self.dtype != xp.float16
+def _last_step_into(xp, self, _into):
+    """Where a kernel given ``_into`` (an in-place call with nothing to record: Note [In-place
+    kernels write into the target] in _dispatch.py) writes its last step: the target itself
+    for float32/64, one pass and one temporary fewer than a result copied in; None (a new
+    result, which the caller copies) for float16, computed in float32 first, and integers."""
+    if _into is not None and self.dtype.kind == "f" and self.dtype != xp.float16:
+        return _into
+    return None
 
 
 @defop("lerp.Scalar", node="LerpBackward0", inputs=("self", "end"), variants=(),
@@ -468,9 +467,9 @@ def addcmul_spec(xp, self, tensor1, tensor2, *, value=1, _into=None):
     if self.dtype.kind == "b":
         raise _not_implemented("addcmul_cpu_out", self.dtype)
     scale = _scaled_value(xp, self.dtype, value)
-    if _into is not None and _writes_in_place(xp, self):
-        return xp.add(self, scale * tensor1 * tensor2, out=_into)
-    return _in_opmath(xp, lambda a, b, c: a + scale * b * c, self, tensor1, tensor2)
+    out = _last_step_into(xp, self, _into)
+    return _in_opmath(xp, lambda a, b, c: xp.add(a, scale * b * c, out=out), self, tensor1,
+                      tensor2)
 
 
 @addcmul_spec.backward
@@ -507,9 +506,9 @@ _ADDCDIV_INTEGERS = (
        variants=(), saves={"tensor1": "tensor2", "tensor2": None}, scalars=(), pointwise=True)
 def addcdiv_spec(xp, self, tensor1, tensor2, *, value=1, _into=None):
     scale = _scaled_value(xp, self.dtype, value)
-    if _into is not None and _writes_in_place(xp, self):
-        return xp.add(self, scale * tensor1 / tensor2, out=_into)
-    return _in_opmath(xp, lambda a, b, c: a + scale * b / c, self, tensor1, tensor2)
+    out = _last_step_into(xp, self, _into)
+    return _in_opmath(xp, lambda a, b, c: xp.add(a, scale * b / c, out=out), self, tensor1,
+                      tensor2)
 
 
 @addcdiv_spec.backward
