@@ -22,7 +22,8 @@ from .._utils import broadcast_shapes, shape_str
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR
 from .arithmetic import _check_int_divisor, div, div_, div_mode, mul, pow, pow_, sub, sub_
-from .creation import checked_scalar, empty_like, invalid_combination, zeros_like
+from .creation import (argument_list, checked_scalar, empty_like, invalid_combination,
+                       zeros_like)
 from .linalg import cpp_type_name
 from .pointwise import (ALL, NO_INPLACE, _call, _dtype, _not_implemented, _tensor_cls,
                         extremum_op, where_self)
@@ -59,14 +60,18 @@ def _type_name(value) -> str:
     return "Tensor" if isinstance(value, _tensor_cls()) else type(value).__name__
 
 
-def _overload_error(fname, args, overloads, method=False) -> TypeError:
-    """torch's TypeError when no overload takes `args`; ``overloads`` lists each overload's
-    parameters as (type, name) pairs, ``self`` included (dropped for a method)."""
+def _overload_error(fname, args, overloads, method=False, kwargs=None) -> TypeError:
+    """torch's TypeError when no overload takes `args` (and `kwargs`); ``overloads`` lists each
+    overload's parameters as (type, name) pairs, ``self`` included (dropped for a method). A
+    method's message says, per overload, which keywords it does not know or, where the number
+    of arguments fits, which arguments have the wrong type."""
+    kwargs = kwargs or {}
     if not method:
         sigs = [", ".join(f"{t} {'input' if n == 'self' and t == 'Tensor' else n}"
                           for t, n in params) + ", *, Tensor out = None" for params in overloads]
-        return invalid_combination(fname, args, sigs)
-    got = ", ".join(_type_name(a) for a in args)
+        return invalid_combination(fname, args, sigs, kwargs)
+    got = argument_list([_type_name(a) for a in args],
+                        [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
     lines = []
     seen = set()
     for params in overloads:
@@ -78,13 +83,24 @@ def _overload_error(fname, args, overloads, method=False) -> TypeError:
             continue
         seen.add(sig)
         lines.append(f" * ({sig})\n")
-        if len(params) == len(args):
-            marked = ", ".join(_type_name(a) if _matches(t, a) else f"!{_type_name(a)}!"
-                               for (t, _), a in zip(params, args))
+        types = {n: t for t, n in params}
+        unknown = [k for k in kwargs if k not in types]
+        if unknown:
+            lines.append("      didn't match because some of the keywords were incorrect: "
+                         f"{', '.join(unknown)}\n")
+        elif len(params) == len(args) + len(kwargs):
+            shown = argument_list(
+                [_marked(t, a, _type_name(a)) for (t, _), a in zip(params, args)],
+                [_marked(types[k], v, f"{k}={_type_name(v)}") for k, v in kwargs.items()])
             lines.append(f"      didn't match because some of the arguments have invalid "
-                         f"types: ({marked})\n")
+                         f"types: ({shown})\n")
     return TypeError(f"{fname}() received an invalid combination of arguments - got ({got}), "
                      f"but expected one of:\n{''.join(lines)}")
+
+
+def _marked(kind, value, text) -> str:
+    """`text` (an argument as listed), between !s where `value` is not of `kind`."""
+    return text if _matches(kind, value) else f"!{text}!"
 
 
 _TENSOR_OR_NUMBER = ((("Tensor", "self"), ("Tensor", "other")),

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
-from .binary import _is_number
-from .creation import _type_name
+from .binary import _is_number, _overload_error
 from .pointwise import (_call, _clamp, _clamp_check, _inside, _scalar_cast_check,
                         _tensor_cls, where_self)
 
@@ -88,34 +87,6 @@ def _(ctx, self_t, max_t):
     return where_self(self <= max, self_t, max_t)
 
 
-def _arg_types(args, kwargs) -> str:
-    """The arguments as torch's argument parser lists them: ``int, min=NoneType`` (and
-    ``min=NoneType, `` with keywords alone, as torch prints it)."""
-    parts = [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
-    return ", ".join(parts) + (", " if kwargs and not args else "")
-
-
-def _no_overload(name, side, args, kwargs, method) -> TypeError:
-    """torch's TypeError when neither overload (Tensor or Number bound) takes the arguments;
-    a method names the parameters that did not match when their number was right."""
-    got = _arg_types(args, kwargs)
-    lines = []
-    for kind in ("Tensor", "Number"):
-        if not method:
-            lines.append(f" * (Tensor input, {kind} {side}, *, Tensor out = None)\n")
-            continue
-        lines.append(f" * ({kind} {side})\n")
-        unknown = [k for k in kwargs if k != side]
-        if unknown:
-            lines.append("      didn't match because some of the keywords were incorrect: "
-                         f"{', '.join(unknown)}\n")
-        elif len(args) + len(kwargs) == 1:
-            lines.append("      didn't match because some of the arguments have invalid types: "
-                         f"(!{got.rstrip(', ')}!{', ' if kwargs else ''})\n")
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
-                     f"but expected one of:\n{''.join(lines)}")
-
-
 def _overload(name, side, tensor_spec, scalar_spec, input, args, kwargs, method):
     """(spec, bound) of the call: the Tensor or the Number overload, else torch's TypeError."""
     given = dict(kwargs)
@@ -132,7 +103,7 @@ def _overload(name, side, tensor_spec, scalar_spec, input, args, kwargs, method)
             return scalar_spec, bound
     if not method:
         args = (input,) + tuple(args)
-    raise _no_overload(name, side, args, kwargs, method)
+    raise _overload_error(name, args, _OVERLOADS[side], method, kwargs)
 
 
 def _family(name, side, tensor_spec, scalar_spec):
@@ -163,5 +134,7 @@ def _family(name, side, tensor_spec, scalar_spec):
 
 
 _MISSING = object()
+_OVERLOADS = {side: ((("Tensor", "self"), ("Tensor", side)),
+                     (("Tensor", "self"), ("Number", side))) for side in ("min", "max")}
 clamp_min, clamp_min_ = _family("clamp_min", "min", clamp_min_tensor, clamp_min_scalar)
 clamp_max, clamp_max_ = _family("clamp_max", "max", clamp_max_tensor, clamp_max_scalar)

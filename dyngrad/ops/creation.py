@@ -86,9 +86,16 @@ def _type_name(v) -> str:
     return t.__name__ if mod in ("builtins", None) else f"{mod}.{t.__name__}"
 
 
-def invalid_combination(fname, args, signatures) -> TypeError:
+def argument_list(positional, keywords) -> str:
+    """Arguments as torch's parser lists them in its errors: ``int, min=int``, and ``min=int, ``
+    (so, with a trailing comma) when there are keywords alone."""
+    return ", ".join(positional + keywords) + (", " if keywords and not positional else "")
+
+
+def invalid_combination(fname, args, signatures, kwargs=None) -> TypeError:
     """The TypeError of torch's argument parser when no overload matches the arguments."""
-    got = ", ".join(_type_name(a) for a in args)
+    got = argument_list([_type_name(a) for a in args],
+                        [f"{k}={_type_name(v)}" for k, v in (kwargs or {}).items()])
     lines = "".join(f" * ({sig})\n" for sig in signatures)
     return TypeError(f"{fname}() received an invalid combination of arguments - got ({got}), "
                      f"but expected one of:\n{lines}")
