@@ -314,17 +314,18 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
             else:
                 fn = pop(heap)[2]
             grads = buffers.pop(fn, None) or [None]
+            edges = fn.next_functions
             metas = None   # set when the node's gradients are still to be validated
             if inline and not fn._hooked and type(fn) is not AccumulateGrad and (
                     cap_nodes is None or fn in must and fn not in cap_nodes):
                 # _run_node without hooks or captures, inlined: this runs once per node
+                formula = fn._formula
                 if len(grads) == 1 and grads[0] is None:
                     outputs = None
-                elif len(grads) == 1 and type(fn).apply is _op_apply and fn._n_outputs == 1 \
-                        and fn.spec.backward_fn is not None:
+                elif formula is not None and len(grads) == 1 and fn._n_outputs == 1:
                     # OpNode.apply and release_variables, inlined for a one-output node; its
                     # gradients are validated one by one in the loop over its edges below
-                    outputs = fn.spec.backward_fn(fn, grads[0])
+                    outputs = formula(fn, grads[0])
                     if not retain_graph:
                         fn._saved = None
                     if type(outputs) is not tuple:
@@ -350,7 +351,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
             else:
                 outputs = run_node(fn, grads, captures, captured, must, retain_graph)
             i = -1
-            for nxt, nr in fn.next_functions:
+            for nxt, nr in edges:
                 i += 1
                 if nxt is None:
                     continue
@@ -365,6 +366,9 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                         buf = buffers.get(nxt)
                         if buf is None and nr == 0:
                             buffers[nxt] = [g]
+                        elif nr == 0 and owned is not None and nxt in owned \
+                                and buf[0]._data.shape == g._data.shape:
+                            buf[0]._data += g._data   # _add_to_buffer's in-place sum, inlined
                         else:
                             _add_to_buffer(buffers, nxt, nr, g, owned)
                 left = deps[nxt] - 1
@@ -413,7 +417,9 @@ def _add_to_buffer(buffers, fn, nr, g, owned=None):
 
     The first sum makes a new tensor; `owned` remembers the slots holding such a sum, which
     only the engine can see, so later gradients are added into it in place (torch's
-    InputBuffer does the same). With ``create_graph`` (`owned` is None) every sum is recorded.
+    InputBuffer does the same). A slot is keyed by its node, or by ``(node, nr)`` for a node's
+    later outputs (the commonest key costs no tuple). With ``create_graph`` (`owned` is None)
+    every sum is recorded.
     """
     buf = buffers.get(fn)
     if buf is None:
@@ -426,12 +432,14 @@ def _add_to_buffer(buffers, fn, nr, g, owned=None):
     old = buf[nr]
     if old is None:
         buf[nr] = g
-    elif owned is not None and (fn, nr) in owned and old._data.shape == g._data.shape:
+        return
+    slot = fn if nr == 0 else (fn, nr)
+    if owned is not None and slot in owned and old._data.shape == g._data.shape:
         old._data += g._data
     else:
         buf[nr] = old + g
         if owned is not None:
-            owned.add((fn, nr))
+            owned.add(slot)
 
 
 def _run_node(fn, grads, captures, captured, must, retain_graph):

@@ -45,6 +45,7 @@ class Node:
     _tensor_prehooks = None  # Tensor.register_hook on this node's outputs: {id: (nr, fn)}
     _retains_grad_hooks = None  # retain_grad(): {output_nr: fn}
     _hooked = False
+    _formula = None   # an op's node: its backward formula, which the engine calls directly
 
     def name(self) -> str:
         return type(self).__name__

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..autograd.graph import gradient_edge as _gradient_edge
 from ..autograd.graph import _next_sequence_nr
+from ..autograd import saved as _saved_module
 from ..autograd.saved import SavedTensor
 from ..autograd.anomaly_mode import _state as _anomaly
 
@@ -107,14 +108,26 @@ def _record_binary(spec, a, b, bt, out):
     `b` when it is a Tensor, None when it is a Python number."""
     node = _new(spec.node_cls)
     node._seq = _next_sequence_nr()
-    ea = _edge(a) if a._requires_grad else _NO_EDGE
+    # (_edge's commonest case, an input made by an op, inlined)
+    if not a._requires_grad:
+        ea = _NO_EDGE
+    elif a._grad_fn is not None and a._base is None:
+        ea = (a._grad_fn, a._output_nr)
+    else:
+        ea = _edge(a)
     data = a._data
     ma = (data.shape, data.dtype)
     if bt is None:   # b is a Python number
         node.next_functions = (ea, _NO_EDGE)
         node._meta = (ma, None)
     else:
-        node.next_functions = (ea, _edge(b) if b._requires_grad else _NO_EDGE)
+        if not b._requires_grad:
+            eb = _NO_EDGE
+        elif b._grad_fn is not None and b._base is None:
+            eb = (b._grad_fn, b._output_nr)
+        else:
+            eb = _edge(b)
+        node.next_functions = (ea, eb)
         data = b._data
         node._meta = (ma, (data.shape, data.dtype))
     node._args = ()
@@ -130,7 +143,17 @@ def _record_binary(spec, a, b, bt, out):
                     saved.append(_NOT_SAVED)
                     continue
             t = inputs[i]
-            saved.append(_SavedValue(t) if t is b and bt is None else _saved_input(t))
+            if t is b and bt is None:
+                saved.append(_SavedValue(t))
+            elif _saved_module._hooks_active or t._is_inference:
+                saved.append(SavedTensor(t))
+            else:   # SavedTensor.of_input(t), inlined
+                s = _new(SavedTensor)
+                s.is_output = False
+                s.tensor = t
+                st = t._storage
+                s.version = 0 if st is None else st.version
+                saved.append(s)
         node._saved = tuple(saved)
     else:
         node._saved = ()

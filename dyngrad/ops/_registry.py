@@ -46,7 +46,7 @@ class OpSpec:
     """Everything the dispatcher needs to know about one op (one torch overload)."""
 
     __slots__ = ("name", "base", "node", "promote", "kernel", "inputs", "n_inputs", "variants",
-                 "saves", "view", "signature", "backward_fn", "differentiable", "_dtype_cache",
+                 "saves", "view", "signature", "_backward_fn", "differentiable", "_dtype_cache",
                  "diff_index", "_bind_plan", "writes_into",
                  "nondiff_outputs", "list_input", "nopromote", "__wrapped__", "doc",
                  "pointwise", "fast", "scalars", "optional",
@@ -83,7 +83,7 @@ class OpSpec:
         self.diff_index = None if differentiable is None else tuple(
             self.inputs.index(n) for n in differentiable)
         self.nondiff_outputs = tuple(nondiff_outputs)
-        self.backward_fn = None
+        self._backward_fn = None
         self.jvp_fn = None   # forward-mode rule: see Note [JVP rules] in autograd/forward_ad.py
         self._dtype_cache = {}
         # inputs that keep their dtype and take no part in promotion (where's condition)
@@ -132,6 +132,16 @@ class OpSpec:
         """Decorator: attach the backward formula (on Tensors) to this op."""
         self.backward_fn = fn
         return fn
+
+    @property
+    def backward_fn(self):
+        return self._backward_fn
+
+    @backward_fn.setter
+    def backward_fn(self, fn):
+        self._backward_fn = fn
+        if self.node_cls is not None:   # the engine calls it straight from the node
+            self.node_cls._formula = None if fn is None else staticmethod(fn)   # (not a method)
 
     def numpy_view(self, fn):
         """Decorator: ``fn(array, *args)`` makes this view op's array with NumPy's own view
