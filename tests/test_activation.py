@@ -535,3 +535,37 @@ def test_bounded_activations_on_large_inputs_like_torch(shape):
         assert str(ours.dtype) == str(theirs.dtype) and ours.stride() == theirs.stride(), name
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-7,
                                    equal_nan=True, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(32, 256), (8, 3, 5)])
+def test_masked_gradients_like_torch_bit_for_bit(shape, dtype):
+    """relu, threshold and hardtanh pass the gradient where the input is kept (NaN included)
+    and +0 elsewhere, whatever the gradient holds there (NaN, ±inf, -0.0): the same bits as
+    torch, for contiguous gradients (the masked fast kernel) and transposed ones. (hardtanh
+    gets no NaN input: torch's vectorised loop and scalar tail disagree there, see above.)"""
+    x = _with_specials(shape, dtype)
+    g = np.random.default_rng(6).standard_normal(shape).astype(dtype)
+    g.reshape(-1)[:12] = [np.nan, np.inf, -np.inf, -0.0] * 3
+    g.reshape(-1)[-4:] = [np.nan, np.inf, -np.inf, -0.0]
+    x.reshape(-1)[-4:] = [-1.0, -2.0, np.nan, 3.0]
+    fns = {
+        "relu": lambda lib, t: lib.relu(t),
+        "threshold": lambda lib, t: F(lib).threshold(t, 0.5, 2.0),
+        "hardtanh": lambda lib, t: F(lib).hardtanh(t),
+    }
+    for name, fn in fns.items():
+        for transpose in (False, True):
+            grads = []
+            for lib in (dyngrad, torch):
+                t = lib.tensor(np.nan_to_num(x, nan=0.25) if name == "hardtanh" else x,
+                               requires_grad=True)
+                gt = lib.tensor(g)
+                if transpose:
+                    gt = gt.transpose(0, 1).contiguous().transpose(0, 1)
+                fn(lib, t).backward(gt)
+                grads.append(t.grad.numpy())
+            ours, theirs = grads
+            assert ours.dtype == theirs.dtype, name
+            assert np.array_equal(ours, theirs, equal_nan=True), (name, transpose)
+            assert np.signbit(ours).tolist() == np.signbit(theirs).tolist(), (name, transpose)

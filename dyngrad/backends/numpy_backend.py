@@ -144,10 +144,24 @@ def keep_where(keep: np.ndarray, x: np.ndarray) -> np.ndarray:
     ANDed bitwise with a mask of all-ones / all-zeros words: exact, NaN-safe, and as fast as the
     multiply. Other dtypes keep ``np.where``.
     """
+    return _masked(keep, x, False)
+
+
+def zero_where(drop: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``x`` where ``drop`` is false, +0 where it is true: ``keep_where(~drop, x)`` without the
+    pass that inverts the mask (relu's backward: a third faster on a (32, 256) gradient)."""
+    return _masked(drop, x, True)
+
+
+def _masked(flags, x, drop: bool):
     word = _SAME_SIZE_INT.get(x.dtype.itemsize) if x.dtype.kind == "f" else None
-    if (word is None or type(keep) is not np.ndarray or keep.shape != x.shape or not x.flags.c_contiguous
-            or not keep.flags.c_contiguous):
-        return np.where(keep, x, np.zeros((), x.dtype))
-    mask = keep.view(np.int8).astype(word)
-    np.negative(mask, out=mask)
+    if (word is None or type(flags) is not np.ndarray or flags.shape != x.shape
+            or not x.flags.c_contiguous or not flags.flags.c_contiguous):
+        zero = np.zeros((), x.dtype)
+        return np.where(flags, zero, x) if drop else np.where(flags, x, zero)
+    mask = flags.view(np.int8).astype(word)   # 1 where the flag is set, 0 elsewhere
+    if drop:
+        np.subtract(mask, 1, out=mask)        # 0 where dropped, all ones (-1) where kept
+    else:
+        np.negative(mask, out=mask)           # all ones where kept, 0 elsewhere
     return np.bitwise_and(x.view(word), mask, out=mask).view(x.dtype)

@@ -141,7 +141,7 @@ def _masked_backward(name, node):
 
 @_masked_backward("threshold_backward", "ThresholdBackwardBackward0")
 def threshold_backward(xp, grad_output, self, threshold):
-    return _npb.keep_where(~(self <= threshold), grad_output)    # NaN in self keeps the grad
+    return _npb.zero_where(self <= threshold, grad_output)    # NaN in self keeps the grad
 
 
 @_masked_backward("hardtanh_backward", "HardtanhBackwardBackward0")
