@@ -474,7 +474,7 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
         inputs = args[:n]
         rest = args[n:]
 
-    # 1. promotion -----------------------------------------------------------------------------
+    # 1. promotion (and whether any input requires grad, any such input is a view) -------------
     if n == 1 and not spec.list_input:
         a = inputs[0]
         if not isinstance(a, _Tensor):
@@ -482,6 +482,8 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
             from .creation import wrapped_scalar
             a = wrapped_scalar(a)
             inputs = (a,)
+        grad_in = a._requires_grad
+        views = grad_in and a._base is not None
         arr = a._data
         key = arr.dtype
         comp, res_dt = spec._dtype_cache.get(key) or spec.dtypes_for(key, inputs)
@@ -490,9 +492,14 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
         arrays = (arr,)
     else:
         key = []
+        grad_in = views = False
         for i, a in enumerate(inputs):
             if isinstance(a, _Tensor):
-                key.append(a._data.dtype if a._data.ndim else (a._data.dtype, 0))
+                arr = a._data
+                key.append(arr.dtype if arr.ndim else (arr.dtype, 0))
+                if a._requires_grad:
+                    grad_in = True
+                    views = views or a._base is not None
             else:
                 if a is not None or i not in spec.optional:
                     _check_input(spec, a, i)
@@ -528,10 +535,10 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
             _check_inplace_target(inplace_target, inputs, res_dt)
 
     # 2. kernel --------------------------------------------------------------------------------
-    if not inplace and _grad_state.grad_enabled and spec.node_cls is not None:
+    if not inplace and views and _grad_state.grad_enabled and spec.node_cls is not None:
         _refresh_views(inputs)
     elif inplace and spec.writes_into and not _fw_state.active and not (
-            _grad_state.grad_enabled and spec.node_cls is not None and _requires_grad(inputs)):
+            grad_in and _grad_state.grad_enabled and spec.node_cls is not None):
         # Note [In-place kernels write into the target]: with nothing to record (an optimizer's
         # step under no_grad), a kernel that takes ``_into`` writes its result straight into
         # the target's memory: torch's checks have all run above, so the only change is one
@@ -553,7 +560,7 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
                  if a is not None and (spec.wraps_scalars or isinstance(a, _Tensor))]
         result = _relayout(result, given[::-1] if spec.layout_reversed else given)
     # (for a list input such as cat's, `inputs` is already the list's tensors)
-    record = _grad_state.grad_enabled and spec.node_cls is not None and _requires_grad(inputs)
+    record = grad_in and _grad_state.grad_enabled and spec.node_cls is not None
     if inplace:
         if _fw_state.active:   # Note [Forward AD in the dispatcher]
             result = _as_array(result)
