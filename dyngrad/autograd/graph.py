@@ -334,6 +334,11 @@ class OpNode(Node):
         if saved is None:
             from .saved import FREED_MESSAGE
             raise RuntimeError(FREED_MESSAGE)
+        if len(saved) == 2:   # (the commonest counts without a comprehension: 0.1 us a call)
+            a, b = saved
+            return a.unpack(self), b.unpack(self)
+        if len(saved) == 1:
+            return saved[0].unpack(self),
         return tuple([s.unpack(self) for s in saved])
 
     @property
