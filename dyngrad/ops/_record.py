@@ -129,7 +129,9 @@ def _record_binary(spec, a, b, bt, out):
             eb = _edge(b)
         node.next_functions = (ea, eb)
         data = b._data
-        node._meta = (ma, (data.shape, data.dtype))
+        shape = data.shape
+        # (inputs alike share one metadata tuple: two fewer objects for the cyclic GC to track)
+        node._meta = (ma, ma if shape == ma[0] and data.dtype is ma[1] else (shape, data.dtype))
     node._args = ()
     node._kwargs = None
     plan = spec.save_plan
