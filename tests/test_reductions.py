@@ -425,3 +425,33 @@ def test_many_short_rows_like_torch(shape, dtype):
             assert str(ours.dtype) == str(theirs.dtype), name
             assert ours.shape == theirs.shape and ours.stride() == theirs.stride(), name
             np.testing.assert_allclose(_np(ours), _np(theirs), err_msg=name, **tol)
+
+
+KEEPDIM = {
+    "sum": lambda t, d: t.sum(d, keepdim=True), "mean": lambda t, d: t.mean(d, keepdim=True),
+    "amax": lambda t, d: t.amax(d, keepdim=True), "amin": lambda t, d: t.amin(d, keepdim=True),
+    "prod": lambda t, d: t.prod(d, keepdim=True), "max": lambda t, d: t.max(d, keepdim=True)[0],
+    "argmax": lambda t, d: t.argmax(d, keepdim=True), "std": lambda t, d: t.std(d, keepdim=True),
+    "logsumexp": lambda t, d: t.logsumexp(d, keepdim=True),
+    "norm": lambda t, d: t.norm(dim=d, keepdim=True), "any": lambda t, d: (t > 0).any(d, True),
+    "all": lambda t, d: (t > 0).all(d, True), "var_mean": lambda t, d: _lib(t).var_mean(t, d, keepdim=True)[1],
+    "median": lambda t, d: t.median(d, True)[0], "cumsum": lambda t, d: t.cumsum(d),
+    "nansum": lambda t, d: t.nansum(d, True), "aminmax": lambda t, d: t.aminmax(dim=d, keepdim=True)[0],
+}
+
+
+def _lib(t):
+    return dyngrad if isinstance(t, dyngrad.Tensor) else torch
+
+
+@pytest.mark.parametrize("name", list(KEEPDIM))
+def test_keepdim_results_have_torchs_strides(name):
+    """A reduction's result is contiguous, its kept size-1 dims included: NumPy leaves such a
+    dim the input's stride (a column sum of a transposed matrix), which stride() would show."""
+    x = np.random.default_rng(0).standard_normal((6, 7, 3))
+    for perm in [(0, 1, 2), (2, 1, 0), (1, 0, 2)]:
+        for d in (0, 1, 2, -1):
+            ours = KEEPDIM[name](dyngrad.tensor(x).permute(*perm), d)
+            theirs = KEEPDIM[name](torch.tensor(x).permute(*perm), d)
+            assert ours.stride() == theirs.stride(), (perm, d)
+            _close(ours, theirs, f"{name} {perm} {d}")

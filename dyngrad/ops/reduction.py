@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .. import _dtypes as D
 from .._promotion import Promote
-from .._utils import canonical_dim, canonical_dims
+from .._utils import canonical_dim, canonical_dims, contiguous_strides
 from ..autograd import grad_mode as _gm
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
@@ -65,8 +65,17 @@ def _accumulate(xp, x, dtype):
 
 
 def dense(xp, result):
-    """torch allocates reduction results contiguous; NumPy follows the input's memory order."""
-    return xp.asarray(result, order="C")
+    """torch allocates reduction results contiguous; NumPy follows the input's memory order.
+
+    A size-1 dim (a ``keepdim`` result) gets its contiguous stride too: NumPy calls an array
+    C-contiguous whatever stride such a dim has, and ``stride()`` shows it (a column sum of a
+    transposed matrix kept (1, 1) where torch gives (7, 1))."""
+    result = xp.asarray(result, order="C")
+    if result.ndim > 1 and 1 in result.shape:
+        want = tuple([s * result.itemsize for s in contiguous_strides(result.shape)])
+        if want != result.strides:
+            return xp.ndarray(result.shape, result.dtype, result, 0, want)   # (same memory)
+    return result
 
 
 def reduce_rows(xp, ufunc, x, axis, keepdims=False, dtype=None):
@@ -425,8 +434,7 @@ def prod(input, dim=_NO_DIM, keepdim=_NO_DIM, *, dtype=None, out=None):
 # -- all, any, count_nonzero ---------------------------------------------------------------------
 def _logical_reduce(xp, fn, x, dim, keepdim):
     r = fn(x, axis=_dims(dim, x.ndim), keepdims=keepdim)
-    return xp.asarray(r, xp.uint8 if x.dtype == xp.uint8 else bool,   # torch keeps uint8
-                      order="C")
+    return dense(xp, xp.asarray(r, xp.uint8 if x.dtype == xp.uint8 else bool))  # (uint8 kept)
 
 
 def _logical_variants(name):
@@ -457,7 +465,7 @@ any = _logical_variants("any")
 
 
 def _count_nonzero(xp, x, dim):
-    return xp.asarray(xp.count_nonzero(x, axis=_dims(dim, x.ndim)), xp.int64, order="C")
+    return dense(xp, xp.asarray(xp.count_nonzero(x, axis=_dims(dim, x.ndim)), xp.int64))
 
 
 @defop("count_nonzero", node=None, promote=Promote.NONE, variants=(), kernel_dtypes=True,
