@@ -152,6 +152,19 @@ def _tensor_module():
     return _tensor_mod
 
 
+_ops_mod = None
+
+
+def _ops():
+    """dyngrad.ops, imported on first use (see _tensor_module)."""
+    global _ops_mod
+    if _ops_mod is None:
+        from .. import ops
+        from ..ops import _dispatch, reduction   # noqa: F401  (attributes of `ops` below)
+        _ops_mod = ops
+    return _ops_mod
+
+
 def _dense_strides(v):
     """`v`'s byte strides when it is dense (non-overlapping, no gaps), else None."""
     from .._layout import _dense
@@ -608,7 +621,14 @@ def _sum_to(fn, i, g, shape):
     if lead > 0 and not _state.grad_enabled and g._data.shape[lead:] == shape:
         # a bias's gradient: sum the leading dims away (one op, a fresh tensor); with
         # create_graph it is sum_to_size's keepdim sum and view, the graph torch records
-        return g.sum(tuple(range(lead)))
+        dims = tuple(range(lead))
+        data = g._data
+        ops = _ops()
+        if data.dtype.kind == "f" and data.itemsize >= 4 and not ops._dispatch._fast_off:
+            # nothing to record, no tangent to carry and no profiler to tell: sum's own kernel,
+            # without the dispatch around it (6.5 -> 2.3 us on a (32, 256) gradient)
+            return _tensor_module()._wrap(ops.reduction._sum(npb.xp, data, dims, False, None))
+        return g.sum(dims)
     from ..ops._autograd_utils import sum_to_size
     try:
         return sum_to_size(g, shape)

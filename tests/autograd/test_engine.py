@@ -280,3 +280,35 @@ def test_nodes_run_in_torchs_order():
         loss.backward()
         print(a.grad, b.grad)
     assert_prints_like_torch(ex)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_broadcast_gradients_are_summed_like_torch(dtype):
+    """A gradient of the broadcast shape is summed to its input's (validate_outputs): over one
+    or two leading dims, from contiguous and transposed gradients, without and with a
+    profiler watching (which must list the sum), in each floating dtype."""
+    rng = np.random.default_rng(3)
+    cases = [((5, 3), (3,)), ((4, 5, 3), (3,)), ((4, 5, 3), (5, 3)), ((6, 7), (1, 7))]
+    for shape, bias_shape in cases:
+        x0, b0 = rng.standard_normal(shape), rng.standard_normal(bias_shape)
+        c0 = rng.standard_normal(shape[::-1]).T   # a transposed weight: transposed gradients
+        for profile in (False, True):
+            grads = []
+            for lib in (dyngrad, torch):
+                x = lib.tensor(x0, dtype=getattr(lib, dtype))
+                b = lib.tensor(b0, dtype=getattr(lib, dtype), requires_grad=True)
+                c = lib.tensor(c0.T, dtype=getattr(lib, dtype)).T
+                y = ((x + b) * c).sum()
+                if profile:
+                    with lib.autograd.profiler.profile() as prof:
+                        y.backward()
+                    assert "aten::sum" in {e.name for e in prof.function_events}
+                else:
+                    y.backward()
+                grads.append(b.grad)
+            ours, theirs = grads
+            assert str(ours.dtype) == str(theirs.dtype) and ours.shape == theirs.shape
+            assert ours.stride() == theirs.stride()
+            np.testing.assert_allclose(ours.numpy().astype(np.float64),
+                                       theirs.numpy().astype(np.float64),
+                                       rtol=1e-2 if dtype == "float16" else 1e-6)
