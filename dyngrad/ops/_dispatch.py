@@ -40,7 +40,7 @@ from ..autograd.anomaly_mode import _state as _anomaly
 from .._layout import elementwise_strides
 from ..backends import numpy_backend as _npb
 from . import _record as _recording
-from ._record import _record, _record_binary, _requires_grad
+from ._record import _record, _record_binary, _record_one, _requires_grad
 
 _grad_state = _gm._state
 _fw_state = _fwad._state   # Note [Forward AD in the dispatcher]
@@ -149,7 +149,10 @@ def _run_view(spec, args, kwargs):
             if self._requires_grad:    # a view requires grad if its base does
                 t._requires_grad = t._rg_inherited = True
     if self._requires_grad and spec.node_cls is not None and _grad_state.grad_enabled:
-        _record(spec, (self,), args[1:], kwargs, outs)
+        if len(outs) == 1 and spec.one_input_plain:
+            _record_one(spec, self, args[1:], kwargs, outs[0])
+        else:
+            _record(spec, (self,), args[1:], kwargs, outs)
     elif _grad_state.inference or getattr(self, "_is_inference", False):
         for t in outs:
             t._is_inference = True
@@ -318,6 +321,7 @@ def unary_fast_path(spec, otherwise):
     else. One closure per op and caller (see Note [Hot path]): the method ``x.exp()`` or the
     operator ``-x`` is then one Python frame more than the kernel."""
     cache = spec._dtype_cache
+    one = spec.one_input_plain
 
     def fast(a):
         if (type(a) is not _Tensor and not isinstance(a, _Tensor)) or _fast_off:   # (Parameter)
@@ -339,7 +343,10 @@ def unary_fast_path(spec, otherwise):
         t._grad_fn = None
         # (grad mode, a thread-local read, is read last: most tensors do not require grad)
         if a._requires_grad and spec.node_cls is not None and _grad_state.grad_enabled:
-            _record(spec, (a,), (), None, (t,))
+            if one:
+                _record_one(spec, a, (), None, t)
+            else:
+                _record(spec, (a,), (), None, (t,))
         return t
 
     return fast
@@ -585,7 +592,10 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
             return _write_out(spec, out, result)
         outs = (_wrap(result),)
     if record:
-        _record(spec, inputs, rest, kwargs, outs)
+        if n == 1 and len(outs) == 1 and spec.one_input_plain:
+            _record_one(spec, inputs[0], rest, kwargs, outs[0])
+        else:
+            _record(spec, inputs, rest, kwargs, outs)
     elif _grad_state.inference:
         for t in outs:
             t._is_inference = True

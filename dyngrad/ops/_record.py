@@ -168,6 +168,37 @@ def _record_binary(spec, a, b, bt, out):
     return node
 
 
+def _record_one(spec, a, rest, kwargs, out):
+    """``_record(spec, (a,), rest, kwargs, (out,))`` for a one-input, one-output op whose input
+    requires grad (unary ops, views): the same steps without the loops over inputs and
+    outputs. The caller checks ``spec.one_input_plain`` (its input is linked, its output is
+    differentiable)."""
+    node = _new(spec.node_cls)
+    node._seq = _next_sequence_nr()
+    if a._grad_fn is not None and a._base is None:   # (_edge's commonest case, inlined)
+        node.next_functions = ((a._grad_fn, a._output_nr),)
+    else:
+        node.next_functions = (_edge(a),)
+    data = a._data
+    node._meta = ((data.shape, data.dtype),)
+    node._args = rest
+    node._kwargs = kwargs
+    differentiable = out._data.dtype.kind in "fc"
+    if differentiable:
+        out._grad_fn = node
+        out._requires_grad = True
+    saved = [_saved_input(a)] if spec.save_plan else []   # (it needs its gradient: saved)
+    if spec.saves_result:     # the output, saved as the node's own when it is differentiable
+        for pos, _ in spec.saved_outputs:
+            saved.insert(pos, SavedTensor(out, is_output=True) if differentiable
+                         else SavedTensor(out))
+    node._saved = tuple(saved)
+    if _anomaly.enabled:
+        from ..autograd.anomaly_mode import record_node
+        record_node(node)
+    return node
+
+
 class _NotSaved:
     """A value the node did not need to save (its only user needs no gradient)."""
 

@@ -53,7 +53,7 @@ class OpSpec:
                  "node_cls", "arg_positions", "arg_defaults", "saves_result",
                  "save_when", "save_plan", "link_requiring_only", "saved_outputs",
                  "kernel_dtypes", "jvp_fn", "ufunc", "layout_reversed", "array_view",
-                 "wraps_scalars", "fast_path")
+                 "wraps_scalars", "fast_path", "one_input_plain")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False, outputs=(),
@@ -120,6 +120,10 @@ class OpSpec:
                                for n in self.saves if n != "result" and n not in names)
         self.link_requiring_only = node == "NotImplemented"
         self.saves_result = bool(self.saved_outputs)
+        # a call with one input that requires grad and one output needs only _record_one
+        self.one_input_plain = (self.diff_index in (None, (0,)) and not self.nondiff_outputs
+                                and not self.list_input
+                                and len(self.save_plan) <= 1)
         self.node_cls = _node_class(self) if node else None
         self.__wrapped__ = kernel
         self.doc = kernel.__doc__
