@@ -171,8 +171,8 @@ def _record_binary(spec, a, b, bt, out):
 def _record_one(spec, a, rest, kwargs, out):
     """``_record(spec, (a,), rest, kwargs, (out,))`` for a one-input, one-output op whose input
     requires grad (unary ops, views): the same steps without the loops over inputs and
-    outputs. The caller checks ``spec.one_input_plain`` (its input is linked, its output is
-    differentiable)."""
+    outputs. The caller checks ``spec.one_input_plain`` (the input gets an edge, the output is
+    not declared non-differentiable, at most one input is saved)."""
     node = _new(spec.node_cls)
     node._seq = _next_sequence_nr()
     if a._grad_fn is not None and a._base is None:   # (_edge's commonest case, inlined)
