@@ -193,10 +193,18 @@ def _only_view_of_its_memory(grad) -> bool:
     if (base._base is not None or st is None or st is not base._storage
             or owner.base is not None):
         return False
-    buffer = st.buffer
+    # the Storage holds the owner once: through its flat buffer, or, while that is still to
+    # be made (Storage.of), as the very array it will be made from (reading .buffer would
+    # make the buffer, only to be thrown away with the view). A buffer still to be made from
+    # another view of the owner is made: that view may have other holders, which the owner's
+    # count shows only once it is no longer the Storage's.
+    if getattr(st, "_source", None) is owner:
+        via_storage = True
+    else:
+        via_storage = st.buffer.base is owner
     g = grad._data
     # sys.getrefcount counts its own argument: +1 in each expected total below
-    held = 3 + (buffer.base is owner) + (g.base is owner)
+    held = 3 + via_storage + (g.base is owner)
     return (sys.getrefcount(base) == 3 and sys.getrefcount(st) == 4
             and sys.getrefcount(owner) == held)
 

@@ -218,6 +218,26 @@ def test_a_linear_layers_gradients_are_taken_not_copied(monkeypatch):
     assert w.grad.stride() == tw.grad.stride() and w.grad._base is None and b.grad._base is None
 
 
+def test_a_view_gradient_is_taken_whether_its_storage_buffer_was_made_or_not(monkeypatch):
+    """The Storage holds the memory's owner through its flat buffer once made (data_ptr()
+    makes it), through the array it will be made from until then: counted either way."""
+    from dyngrad.autograd import engine
+    taken = []
+    check = engine._only_view_of_its_memory
+    monkeypatch.setattr(engine, "_only_view_of_its_memory",
+                        lambda g: taken.append(check(g)) or taken[-1])
+    x = dyngrad.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    for touch in (False, True):
+        w = dyngrad.ones(2, 3, requires_grad=True)
+        z = w.t()              # as in a linear layer: mm's gradient t(mm(...)), then TBackward0
+        if touch:
+            z.register_hook(lambda g: g.data_ptr() and None)   # makes the buffer, keeps nothing
+        x.mm(z).sum().backward()
+        assert w.grad.tolist() == [[5.0, 7.0, 9.0], [5.0, 7.0, 9.0]]
+        assert w.grad._base is None and w.grad.stride() == (3, 1)
+    assert taken == [True, True]
+
+
 def test_a_view_gradient_that_someone_else_reaches_is_copied():
     # a hook keeps the gradient the view was made from
     kept = []
