@@ -680,7 +680,8 @@ def narrow(input, dim: int, start, length: int):
         start += n
     if start > n - length:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
-    return _slice(input, d, start, start + length, 1)
+    # (the dim as given: torch's SliceBackward0 keeps it unwrapped, as its _saved_dim shows)
+    return _slice(input, operator.index(dim), start, start + length, 1)
 
 
 # ---------------------------------------------------------------------------------------------
