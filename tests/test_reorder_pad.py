@@ -350,3 +350,17 @@ def test_double_backward_of_pad_modes_matches_torch():
         results.append(per_mode)
     for ours, theirs in zip(results[1], results[0]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["roll", "repeat", "tile"])
+def test_copies_with_a_size_1_dim_have_torchs_strides(name):
+    """A copy made by NumPy keeps the input's order, and a size-1 dim keeps whatever stride
+    that gives (NumPy calls the array C-contiguous all the same): torch's are contiguous."""
+    fns = {"roll": lambda t: t.roll(1, 0), "repeat": lambda t: t.repeat(1, 1, 1),
+           "tile": lambda t: t.tile((1, 1, 1))}
+    x = np.random.default_rng(0).standard_normal((6, 7, 3))
+    for perm in [(1, 0, 2), (2, 0, 1), (0, 2, 1)]:
+        ours = fns[name](dyngrad.tensor(x).permute(*perm).narrow(0, 0, 1))
+        theirs = fns[name](torch.tensor(x).permute(*perm).narrow(0, 0, 1))
+        assert ours.stride() == theirs.stride(), perm
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from .._utils import contiguous_strides
+
 xp = np
 ndarray = np.ndarray
 device_type = "cpu"
@@ -47,6 +49,18 @@ def strided(buffer: np.ndarray, shape, stride, offset: int, dtype=None) -> np.nd
         offset = 0
     return np.ndarray(shape, dtype, buffer, offset * itemsize,
                       tuple(s * itemsize for s in stride))
+
+
+def c_contiguous(arr) -> np.ndarray:
+    """`arr` with torch's contiguous strides, size-1 dims included: NumPy calls an array
+    C-contiguous whatever stride such a dim has (``np.ascontiguousarray`` leaves it, and
+    ``stride()`` would show it), so such a dim is restrided over the same memory."""
+    arr = np.asarray(arr, order="C")
+    if arr.ndim > 1 and 1 in arr.shape:
+        want = tuple([s * arr.itemsize for s in contiguous_strides(arr.shape)])
+        if want != arr.strides:
+            return np.ndarray(arr.shape, arr.dtype, arr, 0, want)   # (the same memory)
+    return arr
 
 
 def data_ptr(arr: np.ndarray) -> int:

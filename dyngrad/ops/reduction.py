@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from .. import _dtypes as D
 from .._promotion import Promote
-from .._utils import canonical_dim, canonical_dims, contiguous_strides
+from .._utils import canonical_dim, canonical_dims
+from ..backends import numpy_backend as _npb
 from ..autograd import grad_mode as _gm
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
@@ -70,12 +71,7 @@ def dense(xp, result):
     A size-1 dim (a ``keepdim`` result) gets its contiguous stride too: NumPy calls an array
     C-contiguous whatever stride such a dim has, and ``stride()`` shows it (a column sum of a
     transposed matrix kept (1, 1) where torch gives (7, 1))."""
-    result = xp.asarray(result, order="C")
-    if result.ndim > 1 and 1 in result.shape:
-        want = tuple([s * result.itemsize for s in contiguous_strides(result.shape)])
-        if want != result.strides:
-            return xp.ndarray(result.shape, result.dtype, result, 0, want)   # (same memory)
-    return result
+    return _npb.c_contiguous(result)
 
 
 def reduce_rows(xp, ufunc, x, axis, keepdims=False, dtype=None):

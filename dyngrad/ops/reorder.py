@@ -23,6 +23,7 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import Size, canonical_dim, canonical_dims, shape_str
 from .._utils import broadcast_shapes as _infer_size
+from ..backends import numpy_backend as _npb
 from . import shape as S
 from . import view_backward as _vb
 from ._registry import FUNCTIONS, METHODS, defop
@@ -175,7 +176,7 @@ def _roll(xp, self, shifts, dims=()):
             return copy_with_strides(out, out.dtype,
                                      preserve_strides(out.shape, _elem_strides(out)))
         out = xp.roll(out, shift, axis=_dim_of(out.shape, dim))
-    return xp.ascontiguousarray(out)
+    return _npb.c_contiguous(out)
 
 
 @_roll.backward
@@ -265,7 +266,7 @@ def _repeat(xp, self, repeats):
     check_size(tuple(n * r for n, r in zip(padded, repeats)))
     if not repeats:   # a 0-dim tensor repeated over no dims (numpy.tile would make it 1-d)
         return self.copy()
-    return xp.ascontiguousarray(xp.tile(self, repeats))
+    return _npb.c_contiguous(xp.tile(self, repeats))
 
 
 @_repeat.backward
