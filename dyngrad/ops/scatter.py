@@ -123,7 +123,7 @@ def put(xp, self, source, index, accumulate=False):
         xp.add.at(flat, index.reshape(-1), source.reshape(-1))
     else:
         flat[index.reshape(-1)] = source.reshape(-1)
-    if self.ndim > 1 and not self.flags.c_contiguous:   # torch: clone(preserve_format).put_
+    if self.ndim > 1 and self.strides != out.strides:   # torch: clone(preserve_format).put_
         from .shape import _clone
         result = _clone.kernel(xp, self)
         result[...] = out

@@ -86,3 +86,20 @@ def test_remembered_layouts_are_kept_apart():
         assert _layout.elementwise_strides((3, 4), [f32, f32]) == (1, 3)
         assert _layout.elementwise_strides((3, 4), [c, f]) == (4, 1)
         assert _layout.elementwise_strides((3, 4), [f, c]) == (1, 3)
+
+
+@pytest.mark.parametrize("name", ["nan_to_num", "nan_to_num int", "put", "clone", "add"])
+def test_results_laid_out_like_their_input_keep_a_size_1_dims_stride(name):
+    """Ops whose result torch allocates as empty_like(self) (nan_to_num, put's clone) keep even
+    a size-1 dim's stride of a dense input, which NumPy's results do not; torch's TensorIterator
+    ops (add) do the same, unary ufuncs (exp) do not (checked elsewhere)."""
+    fns = {"nan_to_num": lambda L, t: t.nan_to_num(),
+           "nan_to_num int": lambda L, t: (t * 10).long().nan_to_num(),
+           "put": lambda L, t: t.put(L.tensor([0, 4]), L.tensor([1.0, 2.0], dtype=L.float64)),
+           "clone": lambda L, t: t.clone(), "add": lambda L, t: t + 1}
+    x = np.random.default_rng(0).standard_normal((6, 7, 3))
+    for perm, d in [((1, 0, 2), 1), ((2, 0, 1), 1), ((0, 2, 1), 2)]:
+        ours = fns[name](dyngrad, dyngrad.tensor(x).permute(*perm).narrow(d, 0, 1))
+        theirs = fns[name](torch, torch.tensor(x).permute(*perm).narrow(d, 0, 1))
+        assert ours.stride() == theirs.stride(), (perm, d)
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
