@@ -132,7 +132,12 @@ def _grad_for_leaf(variable, grad):
             return _tensor_module()._wrap(g)   # the same memory, as a tensor of its own
     _wrap = _tensor_module()._wrap
     if want_strides is None or v.flags.c_contiguous:
-        return _wrap(npb.xp.array(g, dtype=v.dtype, order="C"))
+        out = npb.xp.array(g, dtype=v.dtype, order="C")
+        if v.flags.c_contiguous and v.size and out.strides != v.strides:
+            # the leaf's size-1 dim has a stride of its own (NumPy calls it C-contiguous all
+            # the same): torch gives the new gradient the leaf's strides, that one included
+            out = npb.xp.ndarray(out.shape, out.dtype, out, 0, v.strides)
+        return _wrap(out)
     out = npb.strided(npb.xp.empty(v.size, v.dtype), v.shape,
                       tuple(s // v.itemsize for s in want_strides), 0)
     out[...] = g

@@ -293,3 +293,24 @@ def test_a_fresh_gradient_is_taken_and_a_kept_one_copied():
     make(True).apply(y).sum().backward()
     assert y.grad.data_ptr() != seen[-1] and not _shares(y.grad, kept[0])
     assert y.grad.tolist() == [2.0] * 3
+
+
+def test_a_leafs_size_1_dim_stride_in_its_gradient_like_torch():
+    """A copied gradient takes the leaf's strides, a size-1 dim's own stride included (NumPy
+    calls such a leaf C-contiguous); a stolen one keeps its own, as torch's layout contract
+    ignores size-1 dims."""
+    x0 = np.random.default_rng(0).standard_normal((6, 7, 3))
+    grads = {}
+    for lib in (dyngrad, torch):
+        x = lib.tensor(x0).permute(1, 0, 2).narrow(1, 0, 1).detach().requires_grad_()
+        out = []
+        for make in (lambda t: t.sum(), lambda t: (t * 2).sum(), lambda t: t.exp().sum()):
+            x.grad = None
+            make(x).backward()
+            out.append((x.grad.stride(), x.grad.numpy().copy()))
+        x.sum().backward()                         # accumulated into the existing gradient
+        out.append((x.grad.stride(), x.grad.numpy().copy()))
+        grads[lib] = out
+    for (ours, a), (theirs, b) in zip(grads[dyngrad], grads[torch]):
+        assert ours == theirs
+        np.testing.assert_allclose(a, b, rtol=1e-14)
