@@ -88,6 +88,13 @@ def _flatten(x, dtype, rng):
             SampleInput(x((2, 3, 4)), 1, 1), SampleInput(x((2, 3, 4)), 2, 1)]
 
 
+def _ravel(x, dtype, rng):
+    t, s, e = _layouts(dtype, rng)
+    return [SampleInput(x((2, 3, 4))), SampleInput(t), SampleInput(s), SampleInput(e),
+            SampleInput(permuted3(dtype, rng)), SampleInput(x(())), SampleInput(x((2, 0))),
+            SampleInput(x((2, 3)), 1)]
+
+
 def _unflatten(x, dtype, rng):
     t, s, e = _layouts(dtype, rng)
     return [SampleInput(x((2, 12)), 1, (3, 4)), SampleInput(x((2, 12)), -1, (2, -1, 3)),
@@ -203,6 +210,7 @@ OP_DB += [
     _entry("squeeze", _squeeze),
     _entry("unsqueeze", _unsqueeze),
     _entry("flatten", _flatten),
+    _entry("ravel", _ravel),
     _entry("unflatten", _unflatten),
     _entry("narrow", _narrow),
     _entry("select", _select),
