@@ -412,6 +412,15 @@ def copy_with_strides(arr, np_dtype, strides):
     return out
 
 
+def laid_out_like(fresh, like):
+    """`fresh` (a kernel's own new array) laid out as ``empty_like(like)`` would be
+    (preserve_format): itself when it already is, else a copy with those strides."""
+    strides = preserve_strides(like.shape, [s // like.itemsize for s in like.strides])
+    if fresh.strides == tuple([s * fresh.itemsize for s in strides]):
+        return fresh
+    return copy_with_strides(fresh, fresh.dtype, strides)
+
+
 # ---------------------------------------------------------------------------------------------
 # Sizes
 # ---------------------------------------------------------------------------------------------

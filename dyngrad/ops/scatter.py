@@ -14,6 +14,7 @@ from __future__ import annotations
 from .._promotion import Promote
 from .._utils import broadcast_shapes, canonical_dim
 from ._geometry import _numel
+from .creation import laid_out_like
 from ._registry import defop
 from ..autograd.forward_ad import AUTO_LINEAR
 from .view_backward import backward_only
@@ -123,12 +124,7 @@ def put(xp, self, source, index, accumulate=False):
         xp.add.at(flat, index.reshape(-1), source.reshape(-1))
     else:
         flat[index.reshape(-1)] = source.reshape(-1)
-    if self.ndim > 1 and self.strides != out.strides:   # torch: clone(preserve_format).put_
-        from .shape import _clone
-        result = _clone.kernel(xp, self)
-        result[...] = out
-        return result
-    return out
+    return laid_out_like(out, self)   # torch: clone(preserve_format).put_
 
 
 @put.backward

@@ -20,7 +20,7 @@ from .._promotion import Promote
 from ..backends import special_math as _sm
 from ._registry import FUNCTIONS, INPLACE, METHODS, OPS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD, fw_not_implemented
-from .creation import copy_with_strides, preserve_strides, zeros_like
+from .creation import laid_out_like, zeros_like
 from .activation import _like, _opmath
 from .pointwise import ALL, _call, _not_implemented, _tensor_cls, exp, where_self
 
@@ -562,7 +562,7 @@ frac.jvp(AUTO_ELEMENT_WISE)
 def nan_to_num(xp, self, nan=None, posinf=None, neginf=None):
     # torch allocates the result as empty_like(self): self's own strides when it is dense, a
     # size-1 dim's included (which NumPy's results do not keep)
-    return _preserving_layout(_nan_to_num_values(xp, self, nan, posinf, neginf), self)
+    return laid_out_like(_nan_to_num_values(xp, self, nan, posinf, neginf), self)
 
 
 def _nan_to_num_values(xp, self, nan, posinf, neginf):
@@ -579,14 +579,6 @@ def _nan_to_num_values(xp, self, nan, posinf, neginf):
     out = xp.where(xp.isnan(self), t(0.0 if nan is None else nan), self)
     out = xp.where(out == xp.inf, info.max if posinf is None else t(posinf), out)
     return xp.where(out == -xp.inf, info.min if neginf is None else t(neginf), out)
-
-
-def _preserving_layout(out, like):
-    """`out` laid out as ``empty_like(like)`` (preserve_format)."""
-    strides = preserve_strides(like.shape, [s // like.itemsize for s in like.strides])
-    if out.strides == tuple([s * out.itemsize for s in strides]):
-        return out
-    return copy_with_strides(out, out.dtype, strides)
 
 
 def _nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
