@@ -9,6 +9,7 @@ graphs torch composes for einsum, tensordot, multi_dot and matrix_power.
 """
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -530,6 +531,33 @@ def test_kron_outer_vecdot_graphs_like_torch():
     _graph_case(lambda lib, a, b: lib.linalg.vecdot(a, b), (2, 3), (3,))
     _graph_case(lambda lib, a: lib.diagflat(a.t()), (2, 3))
     _graph_case(lambda lib, a: lib.logdet(a @ a.mT + lib.eye(3, dtype=lib.float64)), (3, 3))
+
+
+def _permuted(lib, arr, perm):
+    """`arr` laid out in memory in the order `perm` gives, then permuted back to its shape."""
+    return lib.tensor(np.ascontiguousarray(arr.transpose(np.argsort(perm)))).permute(*perm)
+
+
+@pytest.mark.parametrize("shapes", [((3, 1, 2), (2, 2, 1)), ((3, 1, 3), (1, 7, 3)),
+                                    ((2, 1, 1, 3), (1, 3)), ((1, 3), (2, 1))])
+def test_kron_of_permuted_inputs_like_torch(shapes):
+    """kron views its inputs with _unsafe_view: strides as torch's computeStride gives size-1
+    dims (NumPy's reshape gives its own), so the product's layout, and whether torch's view
+    error is raised, follow torch in every memory order of both inputs."""
+    import itertools
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal(s).astype(np.float32) for s in shapes)
+    for pa in itertools.permutations(range(a.ndim)):
+        for pb in itertools.permutations(range(b.ndim)):
+            try:
+                want = torch.kron(_permuted(torch, a, pa), _permuted(torch, b, pb))
+            except RuntimeError as e:
+                with pytest.raises(RuntimeError, match=re.escape(str(e))):
+                    dyngrad.kron(_permuted(dyngrad, a, pa), _permuted(dyngrad, b, pb))
+                continue
+            got = dyngrad.kron(_permuted(dyngrad, a, pa), _permuted(dyngrad, b, pb))
+            assert got.stride() == want.stride(), (pa, pb)
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

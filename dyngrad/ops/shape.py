@@ -136,7 +136,15 @@ alias.jvp(AUTO_LINEAR)
 
 @defop("_unsafe_view", node="UnsafeViewBackward0", promote=Promote.NONE, variants=())
 def _unsafe_view(xp, self, size):
-    # `self` is a fresh contiguous clone: NumPy reshapes it without a copy
+    # `self` is usually a fresh contiguous result (matmul's), which NumPy reshapes as torch
+    # does. Otherwise (kron's permuted inputs) the strides are computeStride's: NumPy picks its
+    # own for size-1 dims, and a layout no view can serve is copied (callers raise view's
+    # error before that: see linalg_products._unsafe_view)
+    if self.size and not (self.flags.c_contiguous and 1 not in self.shape):
+        itemsize = self.itemsize
+        stride = compute_stride(self.shape, [s // itemsize for s in self.strides], size)
+        if stride is not None:
+            return xp.lib.stride_tricks.as_strided(self, size, [s * itemsize for s in stride])
     out = self.reshape(size)
     if out.size == 0:   # NumPy gives empty arrays 0 strides, torch contiguous ones
         out = _npb.strided(out, size, contiguous_strides(size), 0)
