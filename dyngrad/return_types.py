@@ -44,11 +44,16 @@ _TYPES = {
     "linalg_lstsq": ("solution", "residuals", "rank", "singular_values"),
     "linalg_lu_factor": ("LU", "pivots"), "linalg_lu": ("P", "L", "U"),
     "triangular_solve": ("solution", "cloned_coefficient"),
+    "histogram": ("hist", "bin_edges"), "histogramdd": ("hist", "bin_edges"),
+    "linalg_lu_factor_ex": ("LU", "pivots", "info"), "lu_unpack": ("P", "L", "U"),
+    "linalg_ldl_factor": ("LD", "pivots"), "linalg_ldl_factor_ex": ("LD", "pivots", "info"),
+    "geqrf": ("a", "tau"), "_lu_with_info": ("LU", "pivots", "info"),
 }
 
 # what ``out=`` calls return (``torch.sort(x, out=(v, i))`` gives a ``sort_out``)
 _TYPES.update({f"{_name}_out": _TYPES[_name] for _name in (
-    "cummax", "cummin", "kthvalue", "median", "nanmedian", "mode", "sort", "topk")})
+    "cummax", "cummin", "kthvalue", "median", "nanmedian", "mode", "sort", "topk", "frexp",
+    "histogram", "linalg_lu_factor", "linalg_lu_factor_ex", "linalg_lu", "lu_unpack")})
 
 for _name, _fields in _TYPES.items():
     globals()[_name] = _structseq(_name, _fields)

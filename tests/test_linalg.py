@@ -581,3 +581,15 @@ def test_a_few_rows_times_a_transposed_matrix(rows, dtype):
         assert ours.stride() == theirs.stride()
         np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol,
                                    atol=atol)
+
+
+@pytest.mark.parametrize("shapes", [((2, 3, 5), (2, 5, 4)), ((2, 10, 5), (2, 5, 7)),
+                                    ((2, 10, 5), (2, 5, 8)), ((1, 20, 20), (1, 20, 1))])
+def test_bmm_mixed_dtypes_message_like_torch(shapes):
+    """torch's naive bmm kernel (< 400 multiply-adds a batch) and its BLAS path name the two
+    dtypes in opposite orders."""
+    sa, sb = shapes
+    with pytest.raises(RuntimeError) as want:
+        torch.bmm(torch.ones(*sa), torch.ones(*sb, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match=re.escape(str(want.value))):
+        dyngrad.bmm(dyngrad.ones(*sa), dyngrad.ones(*sb, dtype=dyngrad.float64))

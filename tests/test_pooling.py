@@ -228,3 +228,25 @@ def test_pixel_shuffle_round_trip():
     x = _rand(dyngrad, (2, 3, 2, 6, 4))
     assert dyngrad.equal(dyngrad.nn.functional.pixel_shuffle(
         dyngrad.nn.functional.pixel_unshuffle(x, 2), 2), x)
+
+
+@pytest.mark.parametrize("return_indices", [False, True])
+@pytest.mark.parametrize("shape", [(1, 1, 8), (1, 8), (8,), (2, 1, 1, 8), (1, 0, 8), (0, 1, 8),
+                                   (0, 8), (1, 1, 0)])
+def test_max_pool1d_checks_like_torch(shape, return_indices):
+    """max_pool1d checks its arguments its own way; with return_indices torch runs
+    max_pool1d_with_indices, whose checks are the 2-d op's (other messages, another order)."""
+    cases = [dict(kernel_size=2, padding=2), dict(kernel_size=0), dict(kernel_size=2, stride=0),
+             dict(kernel_size=2, padding=-1), dict(kernel_size=2, dilation=0),
+             dict(kernel_size=9), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)]
+    for kw in cases:
+        for dtype in ("float32", "int64"):
+            got = []
+            for lib in (torch, dyngrad):
+                x = lib.tensor(np.arange(np.prod(shape)).reshape(shape).astype(dtype))
+                try:
+                    r = lib.nn.functional.max_pool1d(x, return_indices=return_indices, **kw)
+                    got.append([t.tolist() for t in r] if return_indices else r.tolist())
+                except Exception as e:   # noqa: BLE001 (compared with torch's)
+                    got.append(f"{type(e).__name__}: {e}")
+            assert got[1] == got[0], (kw, dtype)

@@ -87,20 +87,40 @@ def check_no_grad_out(name: str, *tensors) -> None:
                            "differentiation, but one of the arguments requires grad.")
 
 
+def warn_at_caller(message: str) -> None:
+    """A TORCH_WARN (every call), shown at the caller's line outside dyngrad."""
+    import sys
+    level, frame = 2, sys._getframe(1)   # stacklevel 2 is the frame that called this
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("dyngrad"):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, UserWarning, stacklevel=level)
+
+
+def resized_warning(old_shape, new_shape) -> None:
+    """torch's deprecation warning for an ``out=`` tensor with elements that gets resized."""
+    warn_at_caller(
+        f"An output with one or more elements was resized since it had shape "
+        f"{shape_str(tuple(old_shape))}, which does not match the required output shape "
+        f"{shape_str(tuple(new_shape))}. This behavior is deprecated, and in a future PyTorch "
+        "release outputs will not be resized unless they have zero elements. You can explicitly "
+        "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0). "
+        "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)")
+
+
+def resize_output(out, shape) -> None:
+    """ATen's resize_output: ``out`` resized to `shape`, warning when it had elements."""
+    shape = tuple(shape)
+    if tuple(out.shape) != shape:
+        if out.numel():
+            resized_warning(out.shape, shape)
+        out.resize_(shape)
+
+
 def write_out(out, result) -> None:
     """Resize ``out`` to ``result``'s shape (warning as torch when it had elements) and copy."""
     shape = tuple(result.shape)
     if tuple(out.shape) != shape:
-        if out.numel():
-            warnings.warn(f"An output with one or more elements was resized since it had shape "
-                          f"{shape_str(tuple(out.shape))}, which does not match the required "
-                          f"output shape {shape_str(shape)}. This behavior is deprecated, and in "
-                          "a future PyTorch release outputs will not be resized unless they "
-                          "have zero elements. You can explicitly reuse an out tensor t by "
-                          "resizing it, inplace, to zero elements with t.resize_(0). (Triggered "
-                          "internally at /__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:"
-                          "30.)", UserWarning, stacklevel=4)
-        out.resize_(shape)
+        resize_output(out, shape)
         arr = result._data
         if arr.ndim > 1 and arr.size > 1 and elem_strides(arr) != contiguous_strides(shape):
             # a resized out takes the layout torch computed for the result

@@ -14,16 +14,16 @@ one dtype), addcdiv (no integer division) and ldexp (Note [ldexp's two computati
 from __future__ import annotations
 
 import math
-import warnings
 
 from .. import _dtypes as D
 from .._promotion import Promote, result_type_of_args
-from .._utils import broadcast_shapes, shape_str
+from .._utils import broadcast_shapes
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR
 from .arithmetic import _check_int_divisor, div, div_, div_mode, mul, pow, pow_, sub, sub_
 from .creation import (argument_list, checked_scalar, empty_like, invalid_combination,
                        zeros_like)
+from ._selection import resized_warning
 from .linalg import cpp_type_name
 from .pointwise import (ALL, NO_INPLACE, _call, _dtype, _not_implemented, _tensor_cls,
                         extremum_op, where_self)
@@ -856,14 +856,7 @@ def _warn_resized(input, other) -> None:
     broadcast shape, with its deprecation warning when that tensor had elements."""
     shape = broadcast_shapes(input.shape, other.shape)
     if input.numel() and tuple(input.shape) != tuple(shape):
-        warnings.warn(f"An output with one or more elements was resized since it had shape "
-                      f"{shape_str(tuple(input.shape))}, which does not match the required output "
-                      f"shape {shape_str(tuple(shape))}. This behavior is deprecated, and in a "
-                      "future PyTorch release outputs will not be resized unless they have zero "
-                      "elements. You can explicitly reuse an out tensor t by resizing it, "
-                      "inplace, to zero elements with t.resize_(0). (Triggered internally at "
-                      "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)", UserWarning,
-                      stacklevel=3)
+        resized_warning(input.shape, shape)
 
 
 def ldexp(input, other, *, out=None):

@@ -44,7 +44,11 @@ def to_copy(xp, self, *, dtype=None, memory_format=None):
 
 @to_copy.backward
 def _(ctx, grad):
-    return (grad,)        # the engine casts the gradient back to self's dtype
+    # the engine casts the gradient back to self's dtype; a real self takes a complex
+    # gradient's real part first (torch's _to_copy_backward)
+    if grad._data.dtype.kind == "c" and ctx._meta[0][1].kind != "c":
+        grad = grad.real
+    return (grad,)
 
 
 to_copy.jvp(AUTO_LINEAR)

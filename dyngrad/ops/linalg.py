@@ -191,7 +191,11 @@ def bmm(xp, self, mat2):
         raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
                            f"{shape_str(want)} but got: {shape_str(mat2.shape[:2])}.")
     if self.dtype != mat2.dtype:
-        raise RuntimeError(f"expected scalar type {_legacy(self)} but found {_legacy(mat2)}")
+        # torch's naive kernel (under 400 multiply-adds a batch) reads self's type first, its
+        # BLAS path the other way round
+        a, b = (self, mat2) if self.shape[1] * self.shape[2] * mat2.shape[2] < 400 else \
+            (mat2, self)
+        raise RuntimeError(f"expected scalar type {_legacy(a)} but found {_legacy(b)}")
     _check_bool(self, "bmm")
     return _product(xp, xp.matmul, self, mat2)
 

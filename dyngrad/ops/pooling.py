@@ -234,7 +234,15 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         else _one("max_pool1d", "stride", stride)
     p = _one("max_pool1d", "padding", padding)
     d = _one("max_pool1d", "dilation", dilation)
-    if input.ndim not in (2, 3):
+    if return_indices:   # torch's max_pool1d_with_indices: the 2-d op's checks and kernel
+        if input.ndim not in (2, 3):
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional "
+                               "tensor for argument #1 'self' (while checking arguments for "
+                               "max_pool1d)")
+        out, indices = _max_pool2d_with_indices(input.unsqueeze(-2), (1, k), (1, s), (0, p),
+                                                (1, d), bool(ceil_mode))
+        return out.squeeze(-2), indices.squeeze(-2)
+    if input.ndim not in (2, 3) or 0 in input.shape[-2:]:   # (only a batch dim may be empty)
         raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
                            f"dim batch size for input, but got:{shape_str(tuple(input.shape))}")
     if k <= 0:
@@ -255,10 +263,9 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if not input.is_floating_point():
         # torch runs its own 1-d kernel when no gradient is needed
         raise _not_implemented("max_pool1d_impl", input.dtype.np)
-    out, indices = _max_pool2d_with_indices(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d),
-                                            bool(ceil_mode))
-    out, indices = out.squeeze(-2), indices.squeeze(-2)
-    return (out, indices) if return_indices else out
+    out, _ = _max_pool2d_with_indices(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d),
+                                      bool(ceil_mode))
+    return out.squeeze(-2)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,25 +12,16 @@ The variance divides by ``max(0, N - correction)``: ``N <= correction`` gives in
 from __future__ import annotations
 
 import math
-import warnings
 
 from .._promotion import Promote
 from ._registry import FUNCTIONS, METHODS, defop
+from ._selection import warn_at_caller as _warn
 from .reduction import (_NO_DIM, _dims, _numel, dense, invalid_arguments, reduced_axes,
                         sum_backward, unsqueeze_multiple, write_out)
 
 _DOF_WARNING = ("{}(): degrees of freedom is <= 0. Correction should be strictly less than the "
                 "reduction factor (input numel divided by output numel). (Triggered internally "
                 "at /__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)")
-
-
-def _warn(message: str) -> None:
-    """A TORCH_WARN (every call), shown at the caller's line outside dyngrad."""
-    import sys
-    level, frame = 2, sys._getframe(1)   # stacklevel 2 is the frame that called _warn
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("dyngrad"):
-        level, frame = level + 1, frame.f_back
-    warnings.warn(message, UserWarning, stacklevel=level)
 
 
 def _moments(xp, x, dim, correction, keepdim, name):

@@ -151,6 +151,19 @@ def test_errors_match_torch(case):
     assert_prints_like_torch(ex)
 
 
+def test_a_real_tensor_cast_to_complex_takes_the_real_part_of_its_gradient():
+    """ToCopyBackward0 (torch's _to_copy_backward): real(grad) for a real input, where a
+    plain complex gradient would fail the engine's check above."""
+    def ex(torch):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        z = torch.view_as_real(x.to(torch.complex64))
+        g, = torch.autograd.grad(z, x, torch.tensor([[2.0, 3.0], [4.0, 5.0]]), create_graph=True)
+        print(g, g.requires_grad)
+        x.to(torch.complex128).pow(2).abs().sum().backward()
+        print(x.grad)
+    assert_prints_like_torch(ex)
+
+
 def test_retain_graph_allows_second_backward():
     def ex(torch):
         x = torch.tensor([1.0, 2.0], requires_grad=True)
