@@ -78,6 +78,7 @@ class Tensor:
     _offset = 0                # storage offset in elements
     _grad = None               # .grad
     _base = None               # the tensor this one is a view of
+    _view_replay = None        # base -> this view, for a view that changed the dtype (view_as_real)
     _output_nr = 0             # which output of grad_fn this tensor is
     _retains_grad = False
     _backward_hooks = None     # {handle id: hook} for a leaf's Tensor.register_hook
@@ -258,6 +259,9 @@ class Tensor:
             creation = self._view_creation
             if creation:
                 v._view_creation = creation   # a view of a no-grad view is one too
+            replay = self._view_replay
+            if replay is not None:   # a view of a view that changed the dtype: replay both
+                v._view_replay = _views.chained_replay(replay, self, v)
         v._base = base
         v._view_version = st.version
         if not base._requires_grad:    # only a base that may start requiring grad tells views

@@ -94,6 +94,14 @@ def view_grad_fn(view):
         return fn
     if view._view_creation:
         handle_view_on_rebase(view, indirect=True)
+    replay = view._view_replay
+    if replay is not None:   # a view that changes the dtype: made again by its own ops
+        from .grad_mode import enable_grad
+        with enable_grad():
+            fresh = replay(base)
+        view._grad_fn, view._output_nr = fresh._grad_fn, fresh._output_nr
+        view._view_version = version
+        return view._grad_fn
     from ..ops._record import _record
     from ..ops._registry import OPS
     geometry = (base._data.shape, base.stride(), base._offset)
@@ -102,6 +110,18 @@ def view_grad_fn(view):
     view._output_nr = 0
     view._view_version = version
     return view._grad_fn
+
+
+def chained_replay(replay, parent, view):
+    """``base -> view`` for a plain view of `parent`, a view that changed the dtype and is made
+    again by `replay`: replay it, then take `view`'s geometry from it."""
+    shape, stride = view._data.shape, view.stride()
+    shift = view._offset - parent._offset
+
+    def chained(base):
+        made = replay(base)
+        return made.as_strided(shape, stride, made.storage_offset() + shift)
+    return chained
 
 
 def handle_view_on_rebase(view, indirect: bool) -> None:
@@ -162,13 +182,14 @@ def rebase_view_history(view, fn) -> None:
 class CopySlices(Node):
     """The base's node after an in-place op on one of its views (see the Note above)."""
 
-    __slots__ = ("base_geometry", "view_geometry", "fn", "_meta")
+    __slots__ = ("base_geometry", "view_geometry", "view_replay", "fn", "_meta")
 
     def __init__(self, base, view, fn, base_edge):
         from .graph import _next_sequence_nr
         self._seq = _next_sequence_nr()
         self.base_geometry = (base._data.shape, base.stride(), base._offset)
         self.view_geometry = (view._data.shape, view.stride(), view._offset)
+        self.view_replay = view._view_replay   # (view_as_real...)
         self.fn = fn
         self._meta = (base._data.shape, base._data.dtype)
         self.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
@@ -191,7 +212,10 @@ class CopySlices(Node):
         result = empty_strided(shape, stride, dtype=grad.dtype)
         copy_(result, grad)
         size, vstride, voffset = self.view_geometry
-        grad_slice = as_strided_view(result, size, vstride, voffset - offset)
+        if self.view_replay is not None:
+            grad_slice = self.view_replay(result)
+        else:
+            grad_slice = as_strided_view(result, size, vstride, voffset - offset)
         # fn's first edge is not where its first gradient goes (ours, the base's, is): with
         # ``inputs`` given, OpNode.needs_input_grad would judge it by that edge, so fn runs as
         # in a plain backward, computing every gradient it has an edge for
