@@ -29,28 +29,29 @@ def _legacy(t) -> str:
 # ---------------------------------------------------------------------------------------------
 # index_add
 # ---------------------------------------------------------------------------------------------
-def _index_add_checks(self, dim, index, source, alpha) -> int:
-    """torch's index_func_meta_impl and index_add's bounds checks; returns the wrapped dim."""
+def index_func_checks(func, self, dim, index, source) -> int:
+    """torch's index_func_meta_impl for ``func`` ("index_add_", "index_reduce_"): index rank
+    and dtype, self and source dtypes, dim and sizes; returns the wrapped dim."""
     nd, sd = self._data.ndim, source._data.ndim
     d = canonical_dim(dim, nd)
     idx = index._data
     if idx.ndim > 1:
-        raise IndexError("index_add_(): Index is supposed to be a vector, but got dim: "
+        raise IndexError(f"{func}(): Index is supposed to be a vector, but got dim: "
                          f"{idx.ndim} with type: {_legacy(index)} and size: "
                          f"{shape_str(idx.shape)}")
     if index.dtype not in (D.int64, D.int32):
-        raise RuntimeError("index_add_(): Expected dtype int32/int64 for index but got: "
+        raise RuntimeError(f"{func}(): Expected dtype int32/int64 for index but got: "
                            f"{_legacy(index)}")
     if self.dtype is not source.dtype:
-        raise RuntimeError(f"index_add_(): self ({_legacy(self)}) and source ({_legacy(source)}) "
+        raise RuntimeError(f"{func}(): self ({_legacy(self)}) and source ({_legacy(source)}) "
                            "must have the same scalar type")
     if not (d == 0 or d < sd):
-        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source "
+        raise RuntimeError(f"{func}(): Indexing dim {d} is out of bounds of the source "
                            f"tensor with dim {sd}")
     n = idx.size
     count = 1 if sd == 0 else source._data.shape[d]
     if n != count:
-        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to "
+        raise RuntimeError(f"{func}(): Number of indices ({n}) should be equal to "
                            f"source.size(dim): ({count}), for dim: {d}")
     self_sizes, source_sizes = list(self._data.shape), list(source._data.shape)
     if sd and nd:
@@ -59,6 +60,13 @@ def _index_add_checks(self, dim, index, source, alpha) -> int:
         raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
                            f"specified dimension. Got self.shape = {shape_str(self._data.shape)} "
                            f"source.shape = {shape_str(source._data.shape)}")
+    return d
+
+
+def _index_add_checks(self, dim, index, source, alpha) -> int:
+    """torch's index_func_meta_impl and index_add's bounds checks; returns the wrapped dim."""
+    d = index_func_checks("index_add_", self, dim, index, source)
+    nd, idx, n = self._data.ndim, index._data, index._data.size
     if n and self._data.size:
         flat = idx.reshape(-1)
         size = self._data.shape[d] if nd else 1
