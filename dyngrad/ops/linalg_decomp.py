@@ -96,7 +96,9 @@ def _lu(xp, a):
     """(LU, pivots, info) of a batch of matrices: LAPACK getrf's unblocked algorithm.
 
     `pivots` are 1-based int32 row interchanges, `info` the 1-based index of the first zero
-    pivot per matrix (0: none). Used for torch's error messages and ``_saved_LU``.
+    pivot per matrix (0: none; a zero column is skipped). The pivot search measures complex
+    entries as LAPACK's izamax does, |re| + |im|. Used by linalg_lu.py (Note [LU with partial
+    pivoting]), for torch's error messages and ``_saved_LU``.
     """
     lu = xp.array(a, dtype=a.dtype, order="C")
     *batch, m, n = lu.shape
@@ -109,7 +111,10 @@ def _lu(xp, a):
     info = xp.zeros(count, xp.int32)
     rows = xp.arange(count)
     for j in range(k):
-        p = j + xp.argmax(xp.abs(lu[:, j:, j]), axis=1)
+        column = lu[:, j:, j]
+        size = xp.abs(column.real) + xp.abs(column.imag) if lu.dtype.kind == "c" \
+            else xp.abs(column)
+        p = j + xp.argmax(size, axis=1)
         pivots[:, j] = p + 1
         pivot = lu[rows, p, j]
         zero = pivot == 0
