@@ -19,8 +19,11 @@ from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
                       FeatureAlphaDropout)
 from .sparse import Embedding, EmbeddingBag
-from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d,
-                      AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d)
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d,
+                      AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool1d,
+                      AvgPool2d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d, MaxPool2d,
+                      MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
+from .channelshuffle import ChannelShuffle
 from .flatten import Flatten, Unflatten
 from .distance import CosineSimilarity, PairwiseDistance
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
@@ -49,7 +52,9 @@ __all__ = [
     "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
     "Embedding", "EmbeddingBag",
     "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveMaxPool1d",
-    "AdaptiveMaxPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "MaxPool3d", "AvgPool3d",
+    "AdaptiveMaxPool3d", "AdaptiveAvgPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
+    "LPPool1d", "LPPool2d", "LPPool3d", "ChannelShuffle",
     "Flatten", "Unflatten", "CosineSimilarity", "PairwiseDistance", "PixelShuffle",
     "PixelUnshuffle", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "Fold",
     "Unfold",

@@ -1,15 +1,17 @@
-"""Pooling modules (torch.nn.modules.pooling): MaxPool1d/2d, AvgPool1d/2d, adaptive average and
-max pooling in 1 and 2 dims. The 3-d and LP/fractional/unpool variants are missing because
-nn.functional has no kernel for them yet."""
+"""Pooling modules (torch.nn.modules.pooling): MaxPool1d/2d/3d, AvgPool1d/2d/3d, adaptive
+average and max pooling in 1, 2 and 3 dims, max unpooling and power-average (LP) pooling. The
+fractional variants are missing because nn.functional has no kernel for them yet."""
 from __future__ import annotations
 
 from ..._tensor import Tensor
 from .. import functional as F
 from .module import Module
-from .utils import _single
+from .utils import _pair, _single, _triple
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveMaxPool1d",
-           "AdaptiveMaxPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]
+           "AdaptiveMaxPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "MaxPool3d", "AvgPool3d",
+           "AdaptiveMaxPool3d", "AdaptiveAvgPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
+           "LPPool1d", "LPPool2d", "LPPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -156,3 +158,126 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+# -- 3-d pooling (dyngrad/ops/pooling3d.py) -----------------------------------------------------
+class MaxPool3d(_MaxPoolNd):
+    r"""Max over sliding windows of (N, C, D, H, W) or (C, D, H, W); see :class:`MaxPool1d`.
+    Keeps a channels_last_3d layout."""
+
+    _functional = staticmethod(F.max_pool3d)
+
+
+class AvgPool3d(_AvgPoolNd):
+    r"""Average over sliding windows of (N, C, D, H, W) or (C, D, H, W); see
+    :class:`AvgPool2d`."""
+
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                     "divisor_override"]
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if (stride is not None) else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    r"""Max pooling to a fixed (D, H, W) (None keeps that input size)."""
+
+    def forward(self, input: Tensor):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    r"""Average pooling to a fixed (D, H, W) (None keeps that input size)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+# -- max unpooling (dyngrad/ops/unpool.py) ------------------------------------------------------
+class _MaxUnpoolNd(Module):
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        self.kernel_size = self._expand(kernel_size)
+        self.stride = self._expand(stride if stride is not None else kernel_size)
+        self.padding = self._expand(padding)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return self._functional(input, indices, self.kernel_size, self.stride, self.padding,
+                                output_size)
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    r"""Partial inverse of :class:`MaxPool1d`: each value written at its pooling index, zeros
+    elsewhere. ``output_size`` in ``forward`` picks among the sizes the pool could have come
+    from."""
+
+    _expand = staticmethod(_single)
+    _functional = staticmethod(F.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    r"""Partial inverse of :class:`MaxPool2d`; see :class:`MaxUnpool1d`."""
+
+    _expand = staticmethod(_pair)
+    _functional = staticmethod(F.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    r"""Partial inverse of :class:`MaxPool3d`; see :class:`MaxUnpool1d`."""
+
+    _expand = staticmethod(_triple)
+    _functional = staticmethod(F.max_unpool3d)
+
+
+# -- power-average pooling (dyngrad/ops/lp_pool.py) ---------------------------------------------
+class _LPPoolNd(Module):
+    __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
+
+    def __init__(self, norm_type: float, kernel_size, stride=None,
+                 ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self) -> str:
+        return ("norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, "
+                "ceil_mode={ceil_mode}".format(**self.__dict__))
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._functional(input, float(self.norm_type), self.kernel_size, self.stride,
+                                self.ceil_mode)
+
+
+class LPPool1d(_LPPoolNd):
+    r"""Power-average pooling over (N, C, L) or (C, L): (sum of x ** p over a window) ** (1/p)
+    (p = inf is max pooling of |x|)."""
+
+    _functional = staticmethod(F.lp_pool1d)
+
+
+class LPPool2d(_LPPoolNd):
+    r"""Power-average pooling over (N, C, H, W) or (C, H, W); see :class:`LPPool1d`."""
+
+    _functional = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPoolNd):
+    r"""Power-average pooling over (N, C, D, H, W) or (C, D, H, W); see :class:`LPPool1d`."""
+
+    _functional = staticmethod(F.lp_pool3d)
