@@ -1,9 +1,9 @@
 """dyngrad.utils.data against torch.utils.data: datasets, samplers, collation, DataLoader.
 
 Everything deterministic (sequential batching, collation structure and dtypes, lengths,
-drop_last, errors) is compared with live torch. Shuffled orders come from dyngrad's own random
-stream, so for those we check the properties instead: a seeded Generator repeats the order and
-every index appears exactly once.
+drop_last, errors) is compared with live torch. For shuffled orders we check the properties (a
+seeded Generator repeats the order and every index appears exactly once); the seeded orders
+themselves are compared with torch's in test_torch_streams.py.
 """
 import collections
 import warnings

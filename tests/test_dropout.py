@@ -1,5 +1,5 @@
-"""Dropout against live torch. The masks come from dyngrad's own generator, so values are
-checked by their relations and statistics: ``output = input * mask / (1 - p)``, the gradient
+"""Dropout against live torch. Values are checked by their relations and statistics (the
+seeded masks themselves are compared with torch's in test_torch_streams.py): ``output = input * mask / (1 - p)``, the gradient
 ``grad * mask / (1 - p)``, the fraction dropped, channel-wise masks, alpha dropout's two
 values; and exactly against torch: p = 0 / eval (the input itself), p = 1, the graph (node
 names and edges), in-place forms, warnings and errors.

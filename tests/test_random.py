@@ -1,7 +1,8 @@
-"""Random numbers: determinism, distributions, and dtype/shape/layout/error parity with torch.
+"""Random numbers: determinism, distributions, and value/dtype/shape/layout/error parity with
+torch.
 
-dyngrad's stream is its own (NumPy PCG64), so values are never compared with torch's; everything
-else about each call is.
+dyngrad's generator is torch's Mersenne Twister and its samplers are torch's CPU kernels, so
+after the same seed the values match torch's too (tests/test_torch_streams.py goes further).
 """
 import math
 import warnings
@@ -14,6 +15,7 @@ import dyngrad
 
 
 def run(expr, lib):
+    lib.manual_seed(0)
     try:
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
@@ -24,12 +26,14 @@ def run(expr, lib):
 
 
 def assert_meta(d, t):
-    """Same type, dtype, shape, strides and requires_grad (values are dyngrad's own)."""
+    """Same type, dtype, shape, strides, requires_grad and values (the same seed was set)."""
     if isinstance(t, torch.Tensor):
         assert isinstance(d, dyngrad.Tensor)
         assert str(d.dtype) == str(t.dtype)
         assert tuple(d.shape) == tuple(t.shape)
         assert d.stride() == t.stride()
+        tol = 1e-3 if t.dtype == torch.float16 else 1e-6     # torch's vectorised Box-Muller
+        np.testing.assert_allclose(d.detach().numpy(), t.detach().numpy(), rtol=tol, atol=0)
         assert d.requires_grad == t.requires_grad
         gd, gt = d.grad_fn, t.grad_fn
         assert (gd is None) == (gt is None)

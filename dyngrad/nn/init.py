@@ -1,8 +1,8 @@
 """Weight initialisation (torch.nn.init): in-place fills under ``no_grad``.
 
 Every function writes into its argument (a Parameter usually) without recording history and
-returns it. The distributions are torch's; the random stream is dyngrad's own (see
-ops/random.py), so values differ from torch's while their law is the same.
+returns it. They draw as torch's do from the generator (torch's Mersenne Twister stream, see
+ops/random.py), so a seeded initialisation gives torch's values.
 """
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ from ..backends import numpy_backend as _npb
 from ._registry import FUNCTIONS, METHODS, OPS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD
 from .creation import empty_like, zeros_like
-from .distributions import _uniform_array
+from . import random_streams as _rs
 from .pointwise import _call, _not_implemented, _require_tensor, _tensor_cls, where_self
 from .random import numpy_generator as _gen
 
@@ -279,17 +279,20 @@ def _(ctx, grad):
 def _rrelu_kernel(xp, self, noise, lower=0.125, upper=1.0 / 3.0, training=False, *,
                   generator=None):
     """Eval: leaky_relu with slope (lower + upper) / 2. Training: a slope drawn from
-    U(lower, upper) for each element <= 0, written into ``noise`` (1 elsewhere), as torch.
-
-    Differences from torch: training draws from dyngrad's generator (not torch's stream).
-    """
+    U(lower, upper) for each element <= 0, written into ``noise`` (1 elsewhere), as torch:
+    one 53-bit uniform per such element, in memory order, scaled with the bounds in the
+    kernel's float type (float32 below float64)."""
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         return _contiguous(_leaky(self, (lower + upper) / 2, "leaky_relu_cpu"))
     _floating_only(self, "rrelu_with_noise_out_cpu")
-    slopes = _uniform_array(_gen(generator), self.shape, self.dtype, lower, upper)
     negative = self <= 0
+    op = xp.float64 if self.dtype == xp.float64 else xp.float32
+    lo, hi = op(lower), op(upper)
+    u = _rs.uniform01_double(_gen(generator), int(negative.sum()))
+    slopes = xp.ones(self.shape, self.dtype)
+    slopes[negative] = (u * float(hi - lo) + float(lo)).astype(self.dtype)
     noise[...] = xp.where(negative, slopes, 1)
     return _contiguous(xp.where(negative, self * slopes, self))
 

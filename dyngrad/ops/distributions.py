@@ -2,14 +2,18 @@
 multinomial, the ``_like`` ones) and the in-place samplers (uniform_, normal_, bernoulli_,
 random_, exponential_, geometric_, cauchy_, log_normal_), all taking ``generator=``.
 
-Shapes, dtypes, value ranges, layouts, autograd nodes and error messages are torch's; the
-numbers are dyngrad's own stream (see random.py). The in-place samplers are registry ops, so
-the dispatcher writes through views, bumps the version once and runs torch's in-place checks.
-Sampling has no gradient: every formula here returns zeros, as torch's derivatives.yaml does.
+Shapes, dtypes, value ranges, layouts, autograd nodes and error messages are torch's, and so
+are the numbers: the generator is torch's Mersenne Twister (random.py) and the kernels draw
+from it as torch's CPU kernels do (random_streams.py), in the same order, so the same seed
+gives the same values. The in-place samplers are registry ops, so the dispatcher writes
+through views, bumps the version once and runs torch's in-place checks. Sampling has no
+gradient: every formula here returns zeros, as torch's derivatives.yaml does.
+
+Differences from torch: the last-bit and MKL cases listed in random_streams.py.
 """
 from __future__ import annotations
 
-import warnings
+import math
 
 from .. import _dtypes as D
 from .._promotion import Promote
@@ -20,6 +24,8 @@ from .creation import (FACTORY_KW, TYPEMETA_NAME, _is_int, _size_args, _size_kw,
                        dtype_arg, checked_scalar, finish, fresh, invalid_combination, like_strides,
                        number, out_dtype, zeros_like)
 from .random import numpy_generator as _gen
+from . import random_streams as _rs
+from .random_bounds import _random_bounds, _random_default_bounds
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, fw_not_implemented
 
@@ -29,54 +35,38 @@ xp = _npb.xp
 # ---------------------------------------------------------------------------------------------
 # Sampling on arrays (shape and dtype given); complex dtypes sample real and imaginary parts
 # ---------------------------------------------------------------------------------------------
-def _real_shape(shape, np_dtype):
-    if np_dtype.kind == "c":
-        return tuple(shape) + (2,), xp.dtype(f"f{np_dtype.itemsize // 2}")
-    return tuple(shape), np_dtype
+def _strides(arr):
+    """The strides an in-place fill visits `arr` by (torch's TensorIterator order)."""
+    return arr.strides
 
 
-def _as_complex(arr, np_dtype, shape):
-    if np_dtype.kind != "c":
-        return arr
-    return xp.ascontiguousarray(arr).view(np_dtype).reshape(shape)
+def _uniform_array(g, shape, np_dtype, low=0.0, high=1.0, strides=None):
+    """torch's uniform kernel (random_streams.uniform) laid out for `strides`."""
+    n = int(math.prod(shape))
+    return _rs.place(_rs.uniform(g, n, np_dtype, low, high), tuple(shape), strides)
 
 
-def _uniform01(g, shape, np_dtype):
-    """Uniform on [0, 1) with the mantissa bits of the dtype's opmath type (float32 for
-    float16), as torch's uniform kernel draws."""
-    return g.random(shape, dtype=np_dtype if np_dtype.itemsize >= 4 else xp.float32)
+def _normal_array(g, shape, np_dtype, mean=0.0, std=1.0, strides=None, contiguous=True):
+    n = int(math.prod(shape))
+    return _rs.place(_rs.normal(g, n, np_dtype, mean, std, contiguous), tuple(shape), strides)
 
 
-def _uniform_array(g, shape, np_dtype, low=0.0, high=1.0):
-    """torch's uniform kernel: scaled in the opmath type, then cast; a value the cast rounds
-    up to `high` becomes `low` (so float16 results stay in [low, high))."""
-    rshape, rdt = _real_shape(shape, np_dtype)
-    u = _uniform01(g, rshape, rdt)
-    if low != 0.0 or high != 1.0:
-        op = u.dtype.type
-        u = u * (op(high) - op(low)) + op(low)
-    r = u.astype(rdt)
-    top = rdt.type(high)
-    if (r == top).any():
-        r = xp.where(r == top, rdt.type(low), r)
-    return _as_complex(r, np_dtype, shape)
+def _randint_array(g, shape, np_dtype, low, high_inclusive, strides=None):
+    n = int(math.prod(shape))
+    return _rs.place(_rs.integers(g, n, np_dtype, low, high_inclusive), tuple(shape), strides)
 
 
-def _normal_array(g, shape, np_dtype, mean=0.0, std=1.0):
-    rshape, rdt = _real_shape(shape, np_dtype)
-    if np_dtype.kind == "c":
-        std = std / 2 ** 0.5      # torch: each part gets half the variance
-    work = rdt if rdt.itemsize >= 4 else xp.dtype(xp.float32)
-    z = g.standard_normal(rshape, dtype=work)
-    z = (z * work.type(std) + work.type(mean)).astype(rdt)
-    return _as_complex(z, np_dtype, shape)
-
-
-def _randint_array(g, shape, np_dtype, low, high_inclusive):
-    r = g.integers(low, high_inclusive, size=shape, dtype=xp.int64, endpoint=True)
-    if np_dtype.kind == "b":
-        return r.astype(bool)
-    return r.astype(np_dtype)
+def _bernoulli_array(g, shape, p, np_dtype, strides=None):
+    """0/1 of `np_dtype`, 1 where torch's uniform < p (p: a float64 number or an array of
+    `shape`, compared in its own precision)."""
+    n = int(math.prod(shape))
+    if isinstance(p, float):
+        u = _rs.place(_rs.uniform01_double(g, n), tuple(shape), strides)
+    else:
+        pd = p.dtype if p.dtype == xp.float64 else xp.dtype(xp.float32)
+        u = _rs.place(_rs.bernoulli_uniforms(g, n, pd), tuple(shape), strides)
+        p = p.astype(pd)
+    return (u < p).astype(np_dtype)
 
 
 def _fmt(x) -> str:
@@ -87,107 +77,6 @@ def _float_kernel_check(name, self_dt):
     if self_dt.kind not in "fc":
         raise NotImplementedError(f"\"{name}\" not implemented for "
                                   f"'{D.from_np(self_dt)._legacy}'")
-
-
-# ---------------------------------------------------------------------------------------------
-# Bounds checks (torch's DistributionTemplates.h)
-# ---------------------------------------------------------------------------------------------
-def _digits(d: D.dtype) -> int:
-    return {D.float16: 11, D.float32: 24, D.float64: 53}[d]
-
-
-def check_from_to_in_range(frm: int, to_inc: int, d: D.dtype) -> None:
-    """torch's check_from_to_in_range: bounds must fit the dtype (a warning past float
-    precision)."""
-    name = TYPEMETA_NAME[d]
-    if d.category == D.FLOAT:
-        mx = float(xp.finfo(d.np).max)
-        for v, what in ((frm, "from"), (to_inc, "to - 1")):
-            if not -mx <= v <= mx:
-                raise RuntimeError(f"{what} is out of bounds for {name}")
-        digits = _digits(d)
-        for v, what, line in ((frm, "from", 110), (to_inc, "to - 1", 111)):
-            if v < -(2 ** digits) or v > 2 ** digits:
-                warnings.warn(
-                    f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
-                    f"limitations {name} can support discrete uniform distribution only within "
-                    "this range. This warning will become an error in version 1.7 release, "
-                    "please fix the code in advance (Triggered internally at "
-                    f"/__w/pytorch/pytorch/aten/src/ATen/native/DistributionTemplates.h:{line}.)",
-                    UserWarning, stacklevel=4)
-    elif d.category in (D.INT, D.BOOL):
-        lo, hi = (0, 1) if d is D.bool_ else (int(xp.iinfo(d.np).min), int(xp.iinfo(d.np).max))
-        for v, what in ((frm, "from"), (to_inc, "to - 1")):
-            if not lo <= v <= hi:
-                raise RuntimeError(f"{what} is out of bounds for {name}")
-    else:
-        raise RuntimeError("check_random_bounds handles only integral, floating-point and "
-                           "boolean types")
-
-
-def _in_float_range(v: int, d: D.dtype) -> bool:
-    return abs(v) <= float(xp.finfo(d.np).max)
-
-
-def _update_from(frm: int, d: D.dtype) -> int:
-    """torch's update_from: the smallest `from` the float dtype can represent exactly."""
-    if not _in_float_range(frm + 1, d):
-        return frm               # out of range: check_from_to_in_range reports it
-    plus1 = int(xp.array(frm + 1, xp.float64).astype(d.np).astype(xp.float64))
-    if plus1 < frm:
-        n = abs(frm + 1).bit_length() - 1
-        frm = plus1 + (1 << (n - _digits(d) + 1))
-    return frm
-
-
-def _update_to(to: int, d: D.dtype) -> int:
-    if not _in_float_range(to - 1, d):
-        return to
-    minus1 = int(xp.array(to - 1, xp.float64).astype(d.np).astype(xp.float64))
-    if minus1 >= to:
-        n = abs(to - 1).bit_length() - 1
-        to = minus1 - (1 << (n - _digits(d) + 1))
-    return to
-
-
-def _random_bounds(frm, to, d: D.dtype):
-    """[from, to_inclusive] for ``random_(from, to)`` (to None: the dtype's top), checked."""
-    if to is not None:
-        if not frm < to:
-            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={frm} "
-                               f">= to={to}")
-        if d.category == D.FLOAT:
-            frm, to = _update_from(frm, d), _update_to(to, d)
-            if not frm < to:
-                raise RuntimeError("random_ expects 'from' casted to dtype to be less than 'to' "
-                                   f"casted to dtype, but got from={frm} >= to={to}")
-        check_from_to_in_range(frm, to - 1, d)
-        return frm, to - 1
-    if d.category == D.FLOAT:
-        to_inc = min(2 ** _digits(d), 2 ** 63 - 1)
-        frm = _update_from(frm, d)
-        if not frm < to_inc:
-            raise RuntimeError("random_ expects 'from' casted to dtype to be less than or equal "
-                               f"to 'to_inc' casted to dtype, but got from={frm} > "
-                               f"to_inc={to_inc}")
-    elif d.category in (D.INT, D.BOOL):
-        to_inc = 1 if d is D.bool_ else int(xp.iinfo(d.np).max)
-    else:
-        raise RuntimeError("random_from_to_impl handles only integral, floating-point and "
-                           "boolean types")
-    check_from_to_in_range(frm, to_inc, d)
-    return frm, to_inc
-
-
-def _random_default_bounds(d: D.dtype):
-    """The range of a bare ``random_()``: [0, 2**mantissa] for floats, [0, max] for ints."""
-    if d.category == D.FLOAT:
-        return 0, 2 ** _digits(d)
-    if d is D.bool_:
-        return 0, 1
-    if d.category == D.INT:
-        return 0, int(xp.iinfo(d.np).max)
-    raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for '{d._legacy}'")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -216,7 +105,7 @@ def uniform(xp, self, from_=0, to=1, *, generator=None):
         raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{real._legacy}>"
                            f"::max(), but found to={_fmt(hi)} and from={_fmt(lo)} which result "
                            "in to-from to exceed the limit")
-    return _uniform_array(_gen(generator), self.shape, self.dtype, lo, hi)
+    return _uniform_array(_gen(generator), self.shape, self.dtype, lo, hi, _strides(self))
 
 
 def uniform_(self, *args, generator=None, **kwargs):
@@ -234,25 +123,26 @@ def normal_inplace(xp, self, mean=0, std=1, *, generator=None):
     if not std >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
     _float_kernel_check("normal_kernel_cpu", self.dtype)
-    return _normal_array(_gen(generator), self.shape, self.dtype, mean, std)
+    return _normal_array(_gen(generator), self.shape, self.dtype, mean, std, _strides(self),
+                         self.flags.c_contiguous)
 
 
 @defop("bernoulli_.float", node="BernoulliBackward2", promote=Promote.NONE,
        variants=(), public="bernoulli_")
 def bernoulli_float(xp, self, p=0.5, *, generator=None):
-    return _bernoulli_scalar(self, p, generator)
+    return _bernoulli_scalar(self, p, generator, _strides(self))
 
 
-def _bernoulli_scalar(self, p, generator):
-    """0/1 of self's shape and dtype, 1 with probability `p` (a number), C-contiguous."""
+def _bernoulli_scalar(self, p, generator, strides=None):
+    """0/1 of self's shape and dtype, 1 with probability `p` (a number), drawn in the order
+    of `strides` (None: C order)."""
     p = number(p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
     if self.dtype.kind == "c":
         raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for "
                                   f"'{D.from_np(self.dtype)._legacy}'")
-    return (_uniform01(_gen(generator), self.shape, xp.dtype(xp.float64)) < p) \
-        .astype(self.dtype, order="C")
+    return _bernoulli_array(_gen(generator), self.shape, float(p), self.dtype, strides)
 
 
 @defop("bernoulli_.Tensor", node="BernoulliBackward1", promote=Promote.NONE,
@@ -269,8 +159,7 @@ def bernoulli_tensor(xp, self, p, *, generator=None):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could "
                            "this error message be improved?  If so, please report an "
                            "enhancement request to PyTorch.)")
-    return (_uniform01(_gen(generator), self.shape, xp.dtype(xp.float64)) < p) \
-        .astype(self.dtype)
+    return _bernoulli_array(_gen(generator), self.shape, p, self.dtype, _strides(self))
 
 
 def _expand(arr, shape):
@@ -303,7 +192,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
 def random_from(xp, self, from_, to, *, generator=None):
     d = D.from_np(self.dtype)
     lo, hi = _random_bounds(from_, to, d)
-    return _randint_array(_gen(generator), self.shape, self.dtype, lo, hi)
+    return _randint_array(_gen(generator), self.shape, self.dtype, lo, hi, _strides(self))
 
 
 @defop("random_.to", node="RandomBackward1", promote=Promote.NONE, variants=(),
@@ -311,13 +200,13 @@ def random_from(xp, self, from_, to, *, generator=None):
 def random_to(xp, self, to, *, generator=None):
     d = D.from_np(self.dtype)
     lo, hi = _random_bounds(0, to, d)
-    return _randint_array(_gen(generator), self.shape, self.dtype, lo, hi)
+    return _randint_array(_gen(generator), self.shape, self.dtype, lo, hi, _strides(self))
 
 
 @defop("random_", node="RandomBackward2", promote=Promote.NONE, variants=(), public="random_")
 def random_all(xp, self, *, generator=None):
     lo, hi = _random_default_bounds(D.from_np(self.dtype))
-    return _randint_array(_gen(generator), self.shape, self.dtype, lo, hi)
+    return _randint_array(_gen(generator), self.shape, self.dtype, lo, hi, _strides(self))
 
 
 _RANDOM_SIGNATURES = (" * (*, torch.Generator generator = None)\n"
@@ -360,7 +249,8 @@ def exponential(xp, self, lambd=1, *, generator=None):
         raise RuntimeError("Exponential distribution is a continuous probability distribution. "
                            "dtype must be a floating point but you specified "
                            f"{D.from_np(self.dtype)._legacy}")
-    return _gen(generator).exponential(1.0 / lambd, self.shape).astype(self.dtype)
+    flat = _rs.exponential(_gen(generator), self.size, self.dtype, lambd)
+    return _rs.place(flat, self.shape, _strides(self))
 
 
 @defop("geometric_", node="GeometricBackward0", promote=Promote.NONE, variants=(),
@@ -373,7 +263,9 @@ def geometric(xp, self, p, *, generator=None):
     if self.dtype.kind in "cb":
         raise NotImplementedError(f"\"geometric_cpu\" not implemented for "
                                   f"'{D.from_np(self.dtype)._legacy}'")
-    return _gen(generator).geometric(p, self.shape).astype(self.dtype)
+    u = _rs.uniform01_double(_gen(generator), self.size)
+    flat = xp.ceil(xp.log(u) / math.log1p(-p)).astype(self.dtype)
+    return _rs.place(flat, self.shape, _strides(self))
 
 
 def geometric_(self, *args, generator=None, **kwargs):
@@ -394,7 +286,9 @@ def cauchy(xp, self, median=0, sigma=1, *, generator=None):
     if d.category != D.FLOAT:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified {TYPEMETA_NAME[d]}")
-    return (median + sigma * _gen(generator).standard_cauchy(self.shape)).astype(self.dtype)
+    u = _rs.uniform01_double(_gen(generator), self.size)
+    flat = (median + sigma * xp.tan(math.pi * (u - 0.5))).astype(self.dtype)
+    return _rs.place(flat, self.shape, _strides(self))
 
 
 @defop("log_normal_", node="LogNormalBackward0", promote=Promote.NONE, variants=INPLACE_ONLY,
@@ -407,8 +301,9 @@ def log_normal(xp, self, mean=1, std=2, *, generator=None):
     if self.dtype.kind != "f":
         raise NotImplementedError(f"\"log_normal_cpu\" not implemented for "
                                   f"'{D.from_np(self.dtype)._legacy}'")
-    return xp.exp(_normal_array(_gen(generator), self.shape, xp.dtype(xp.float64), mean, std)) \
-        .astype(self.dtype)
+    z = _normal_array(_gen(generator), self.shape, xp.dtype(xp.float64), mean, std,
+                      _strides(self), contiguous=False)       # element by element in torch
+    return xp.exp(z).astype(self.dtype)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -459,12 +354,12 @@ def _int_arg(fname, v, name, pos):
     return v
 
 
-def _randint_values(g, shape, d, low, high):
+def _randint_values(g, shape, d, low, high, strides=None):
     if d.category == D.COMPLEX:
         raise RuntimeError("check_random_bounds handles only integral, floating-point and "
                            "boolean types")
     lo, hi = _random_bounds(low, high, d)
-    return _randint_array(g, shape, d.np, lo, hi)
+    return _randint_array(g, shape, d.np, lo, hi, strides)
 
 
 _RANDINT_SIGS = [
@@ -523,7 +418,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError(f"n cannot be greater than {limits[d][1]} for {limits[d][2]} type.")
     if d is D.bool_ or d.category == D.COMPLEX:
         raise NotImplementedError(f"\"randperm\" not implemented for '{d._legacy}'")
-    arr = _gen(generator).permutation(n).astype(d.np)
+    arr = _rs.randperm(_gen(generator), n).astype(d.np)
     return finish(fresh(arr), requires_grad, device, out)
 
 
@@ -617,8 +512,8 @@ def bernoulli_p_self(xp, self, *, generator=None):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could "
                            "this error message be improved?  If so, please report an "
                            "enhancement request to PyTorch.)")
-    u = _uniform01(_gen(generator), self.shape, xp.dtype(xp.float64))
-    return (u < self).astype(self.dtype, order="C")     # torch: contiguous, whatever p's layout
+    # torch: a contiguous result, whatever p's layout
+    return _bernoulli_array(_gen(generator), self.shape, self, self.dtype)
 
 
 # torch has no derivative for this overload: its grad_fn is a "NotImplemented" node
@@ -669,7 +564,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
                            "replacement")
     if k > 2 ** 24:
         raise RuntimeError("number of categories cannot exceed 2^24")
-    rows = p.reshape(-1, k).astype(xp.float64)
+    work = p.dtype if p.dtype.itemsize >= 4 else xp.dtype(xp.float32)
+    rows = p.reshape(-1, k).astype(work)
     g = _gen(generator)
     if not replacement:
         if not (rows.size and rows.max() < float("inf") and rows.min() >= 0) or \
@@ -678,7 +574,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         if (rows.sum(axis=1) == 0).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         # torch's trick: the top-k of p / Exp(1) is a sample without replacement
-        keys = rows / g.exponential(1.0, rows.shape)
+        q = _rs.exponential(g, rows.size, p.dtype, 1.0).reshape(rows.shape)
+        keys = (p.reshape(rows.shape) / q).astype(p.dtype)
         idx = xp.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
     else:
         if (rows < 0).any() or xp.isnan(rows).any():
@@ -690,9 +587,11 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         sums = rows.sum(axis=1)
         if (sums <= 0).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        cdf = xp.cumsum(rows, axis=1) / sums[:, None]
-        u = g.random((rows.shape[0], num_samples))
-        idx = xp.stack([xp.searchsorted(c, uu, side="right") for c, uu in zip(cdf, u)])
+        # torch: running sums in the accumulate type, divided by the total, then the first
+        # category whose sum reaches a 53-bit uniform, row by row
+        cdf = (xp.cumsum(rows, axis=1) / sums[:, None].astype(work)).astype(xp.float64)
+        u = _rs.uniform01_double(g, rows.shape[0] * num_samples).reshape(-1, num_samples)
+        idx = xp.stack([xp.searchsorted(c, uu, side="left") for c, uu in zip(cdf, u)])
         idx = xp.minimum(idx, k - 1)
     idx = idx.astype(xp.int64).reshape(p.shape[:-1] + (num_samples,))
     return finish(fresh(idx), False, None, out)
@@ -707,9 +606,9 @@ def _like_array(fname, input, dtype, memory_format):
 
 
 def _fill_like(arr_fn, input, d, strides):
-    sample = arr_fn(input._data.shape, d.np)
+    """Allocate like `input`, then fill in memory order (as torch fills the new tensor)."""
     out = alloc(input._data.shape, d.np, strides)
-    out[...] = sample
+    out[...] = arr_fn(out.shape, d.np, out.strides, out.flags.c_contiguous)
     return out
 
 
@@ -718,7 +617,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
     """``rand`` shaped (and laid out) like `input`."""
     d, strides = _like_array("rand_like", input, dtype, memory_format)
     _check_uniform_dtype(d)
-    arr = _fill_like(lambda s, dt: _uniform_array(_gen(generator), s, dt), input, d, strides)
+    arr = _fill_like(lambda s, dt, st, c: _uniform_array(_gen(generator), s, dt, 0.0, 1.0, st), input, d, strides)
     return finish(arr, requires_grad, device)
 
 
@@ -727,7 +626,8 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
     """``randn`` shaped (and laid out) like `input`."""
     d, strides = _like_array("randn_like", input, dtype, memory_format)
     _check_normal_dtype(d)
-    arr = _fill_like(lambda s, dt: _normal_array(_gen(generator), s, dt), input, d, strides)
+    arr = _fill_like(lambda s, dt, st, c: _normal_array(_gen(generator), s, dt, 0.0, 1.0, st, c),
+                     input, d, strides)
     return finish(arr, requires_grad, device)
 
 
@@ -743,7 +643,8 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
     if requires_grad:
         check_requires_grad(d)
     g = _gen(generator)
-    arr = _fill_like(lambda s, dt: _randint_values(g, s, d, low, high), input, d, strides)
+    arr = _fill_like(lambda s, dt, st, c: _randint_values(g, s, d, low, high, st), input, d,
+                     strides)
     return finish(arr, requires_grad, device)
 
 

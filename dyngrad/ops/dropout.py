@@ -10,7 +10,8 @@ dropout draws one noise value per (sample, channel): noise of shape ``(N, C, 1, 
 Alpha dropout keeps the mean and variance of SELU activations: ``input * a * mask + b`` with
 ``b = (mask - 1) * alpha * a + alpha * a * p`` (AddBackward0 above MulBackward0). ``p == 0``,
 eval mode and empty inputs return the input itself; ``p == 1`` multiplies by a 0-dim zero.
-The noise comes from dyngrad's generator, so the values differ from torch's stream.
+The noise is drawn as torch's CPU kernels draw it (ops/random_streams.py), so a seeded mask is
+torch's, except on Intel CPUs where torch's MKL build takes MKL's own Bernoulli stream.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """nn.init against torch: gains, fans, deterministic fills exactly, random fills by their
-distribution (our random stream is our own), errors, no_grad, and the layers' default
-initialisation laws."""
+distribution (test_torch_streams.py compares seeded values with torch's), errors, no_grad, and
+the layers' default initialisation laws."""
 import math
 
 import numpy as np

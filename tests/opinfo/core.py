@@ -48,8 +48,9 @@ class DType:
 
 
 class Gen:
-    """A ``generator=`` argument: ``lib.Generator().manual_seed(seed)`` on either side (the
-    streams differ: only ops with ``check_values=False`` take one)."""
+    """A ``generator=`` argument: ``lib.Generator().manual_seed(seed)`` on either side (the op
+    database calls an op several times without reseeding, so only ops with
+    ``check_values=False`` take one; tests/test_torch_streams.py compares the values)."""
 
     def __init__(self, seed: int = 0):
         self.seed = seed

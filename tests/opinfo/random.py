@@ -2,10 +2,12 @@
 ``bernoulli`` and the in-place ones (``uniform_``, ``normal_``, ``bernoulli_``, ``random_``,
 ``exponential_``, ``geometric_``, ``cauchy_``, ``log_normal_``).
 
-dyngrad draws its own numbers (see dyngrad/ops/random.py), so every entry has
-``check_values=False``: dtype, shape, strides, errors, version counters and writes through views
-are compared with torch, and ``support`` checks that the values lie where the distribution puts
-them. Sampling has no derivative: torch's formulas give zeros, which the gradient tests compare.
+dyngrad draws torch's numbers after the same seed, but the op-database tests call each op
+several times without reseeding either library, so every entry has ``check_values=False``:
+dtype, shape, strides, errors, version counters and writes through views are compared with
+torch, and ``support`` checks that the values lie where the distribution puts them; the values
+themselves are compared in tests/test_torch_streams.py and tests/test_random.py. Sampling has no
+derivative: torch's formulas give zeros, which the gradient tests compare.
 """
 from __future__ import annotations
 

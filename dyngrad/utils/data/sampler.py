@@ -1,8 +1,8 @@
 """Samplers (``torch.utils.data.sampler``): which dataset indices a DataLoader fetches, in
 what order, and how they are grouped into batches.
 
-Differences from torch: the random samplers draw from dyngrad's own random stream, so a seeded
-generator gives a reproducible order, but not torch's order for the same seed.
+The random samplers draw from the generator as torch's do, so a seeded generator gives torch's
+order.
 """
 from __future__ import annotations
 
