@@ -378,7 +378,7 @@ class Tensor:
 
     def detach_(self) -> "Tensor":
         """Make this tensor a leaf that does not require grad (in place)."""
-        if getattr(self, "_base", None) is not None and self._base._requires_grad:
+        if self._base is not None:   # any view, whether its base requires grad or not
             raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
                                "using DistributedDataParallel (DDP) for training, and "
                                "gradient_as_bucket_view is set as True, gradients are views of "
@@ -393,6 +393,11 @@ class Tensor:
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of ``grad_fn`` this tensor is (0 for leaves)."""
+        return self._output_nr
 
     @property
     def grad(self):
