@@ -128,7 +128,8 @@ class _Pickler(pickle.Pickler):
         self.storages: dict[int, tuple[int, Storage]] = {}   # id(storage) -> (key, storage)
 
     def reducer_override(self, obj):
-        if isinstance(obj, Tensor):
+        if isinstance(obj, Tensor) and not hasattr(obj, "materialize"):
+            # (lazy modules' placeholders, which hold no data, pickle themselves)
             args = (obj._storage_obj(), obj.dtype.name, obj._offset, tuple(obj.shape),
                     obj.stride(), obj._requires_grad)
             if type(obj) is Tensor:

@@ -74,3 +74,18 @@ from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLay
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
             "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
             "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
+
+# lazy modules (lazy.py)
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d,  # noqa: E402
+                   LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
+                   LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d,
+                   LazyInstanceNorm3d, LazyLinear)
+
+__all__ += ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+            "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+            "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
+
+# the adaptive softmax (adaptive.py)
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]

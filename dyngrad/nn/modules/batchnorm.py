@@ -144,3 +144,11 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+def __getattr__(name: str):
+    """torch defines the Lazy variants here; they live in lazy.py (which imports this)."""
+    if not name.startswith("Lazy"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .lazy import _from_layer_module
+    return _from_layer_module(__name__, name)

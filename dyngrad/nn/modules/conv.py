@@ -245,3 +245,11 @@ class ConvTranspose3d(_ConvTransposeNd):
 
     _n = 3
     _functional = staticmethod(F.conv_transpose3d)
+
+
+def __getattr__(name: str):
+    """torch defines the Lazy variants here; they live in lazy.py (which imports this)."""
+    if not name.startswith("Lazy"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .lazy import _from_layer_module
+    return _from_layer_module(__name__, name)

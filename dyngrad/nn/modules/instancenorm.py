@@ -91,3 +91,11 @@ class InstanceNorm3d(_InstanceNorm):
     r"""Instance normalisation over (N, C, D, H, W) or (C, D, H, W)."""
 
     _no_batch_dim = 4
+
+
+def __getattr__(name: str):
+    """torch defines the Lazy variants here; they live in lazy.py (which imports this)."""
+    if not name.startswith("Lazy"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .lazy import _from_layer_module
+    return _from_layer_module(__name__, name)

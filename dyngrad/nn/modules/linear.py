@@ -120,3 +120,11 @@ class Bilinear(Module):
     def extra_repr(self) -> str:
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+def __getattr__(name: str):
+    """torch defines the Lazy variants here; they live in lazy.py (which imports this)."""
+    if not name.startswith("Lazy"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .lazy import _from_layer_module
+    return _from_layer_module(__name__, name)
