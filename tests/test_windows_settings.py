@@ -386,3 +386,17 @@ def test_signal_windows(name, kwargs):
     assert ours.is_leaf == theirs.is_leaf
     if theirs.grad_fn is not None:
         assert node_names(ours) == node_names(theirs)
+
+
+def test_warn_always_repeats_warn_once_warnings(restore):
+    """TORCH_WARN_ONCE warns every time after set_warn_always(True), as in torch."""
+    import warnings
+    counts = {}
+    for lib in (torch, dyngrad):
+        lib.set_warn_always(True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(3):
+                lib.tensor([1 + 2j]).to(lib.float32)   # Copy.cpp's TORCH_WARN_ONCE
+        counts[lib] = sum("discards the imaginary part" in str(w.message) for w in caught)
+    assert counts[dyngrad] == counts[torch] == 3

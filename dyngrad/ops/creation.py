@@ -39,6 +39,7 @@ import warnings
 from .. import _dtypes as D
 from .._device import device as _device
 from .._promotion import scalar_dtype
+from .._settings import _state as _settings
 from .._utils import contiguous_strides, shape_str
 from ..autograd.grad_mode import _state as _grad_state
 from ..backends import numpy_backend as _npb
@@ -62,7 +63,8 @@ _warned = set()   # torch's TORCH_WARN_ONCE warnings already given
 
 
 def _warn_once(msg: str) -> None:
-    if msg not in _warned:
+    """TORCH_WARN_ONCE (every time after ``set_warn_always(True)``)."""
+    if msg not in _warned or _settings.warn_always:
         _warned.add(msg)
         warnings.warn(msg, UserWarning, stacklevel=3)
 

@@ -13,6 +13,7 @@ import warnings
 
 from .. import _dtypes as D
 from .._promotion import Promote
+from .._settings import _state as _settings
 from ..backends import numpy_backend as _npb
 from . import _registry
 from ._registry import FUNCTIONS, INPLACE, METHODS, OpSpec, defop
@@ -50,8 +51,9 @@ _WARNED: set = set()
 
 
 def _warn_once(message: str) -> None:
-    """TORCH_WARN_ONCE: the first time in the process only."""
-    if message not in _WARNED:
+    """TORCH_WARN_ONCE: the first time in the process only (every time after
+    ``set_warn_always(True)``)."""
+    if message not in _WARNED or _settings.warn_always:
         _WARNED.add(message)
         warnings.warn(message, UserWarning, stacklevel=4)
 
