@@ -17,6 +17,7 @@ from ._tensor import (  # noqa: F401
     Tensor, contiguous_format, channels_last, channels_last_3d, preserve_format,
 )
 from ._utils import Size, broadcast_shapes  # noqa: F401
+from ._storage import Storage as UntypedStorage, TypedStorage  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from .autograd.grad_mode import (  # noqa: F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,

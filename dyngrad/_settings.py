@@ -220,8 +220,8 @@ def typename(obj, /) -> str:
 
 def is_storage(obj, /) -> bool:
     """Whether `obj` is a storage (``tensor.untyped_storage()``)."""
-    from ._storage import Storage
-    return isinstance(obj, Storage)
+    from ._storage import Storage, TypedStorage
+    return isinstance(obj, (Storage, TypedStorage))
 
 
 def compiled_with_cxx11_abi() -> bool:

@@ -656,6 +656,8 @@ from . import ops as _ops  # noqa: E402  (ops need the Tensor class first)
 from .ops import _dispatch, _registry  # noqa: E402
 
 _registry._bind_tensor_class(Tensor, _wrap)
+from . import _tensor_extras  # noqa: E402  (the rarer methods: registered like an op module's)
+_tensor_extras.install(Tensor)
 
 # Python operators: (dunder, op in dyngrad.ops, how the operands are passed).
 # "reflected" swaps them (``2 - x`` is ``sub(2, x)``); ``__iadd__`` names the in-place ``add_``.
