@@ -119,6 +119,7 @@ META_CASES = [
     "t.multinomial(t.tensor([1., 2, 3]), 2)", "t.multinomial(t.tensor([[1., 2, 3], [1, 1, 1]]), 2)",
     "t.multinomial(t.tensor([1., 2, 3]), 4)",
     "t.multinomial(t.tensor([1., 2, 3]), 4, replacement=True)",
+    "t.multinomial(t.tensor([1., -2, 3]), 1, True)", "t.multinomial(t.tensor([0., 0]), 1, True)",
     "t.multinomial(t.tensor([1., 0, 3]), 3)", "t.multinomial(t.tensor([1., -2, 3]), 2)",
     "t.multinomial(t.tensor([0., 0, 0]), 2)", "t.multinomial(t.tensor([1., float('inf'), 3]), 2)",
     "t.multinomial(t.tensor([1., float('nan'), 3]), 2)", "t.multinomial(t.tensor([1, 2, 3]), 2)",

@@ -225,7 +225,7 @@ def test_continuous_samplers():
 def test_multinomial():
     p = (lambda L: L.tensor([[0.1, 0.2, 0.3, 0.4]] * 3))
     both(lambda L: [L.multinomial(p(L), 3), L.multinomial(p(L)[0], 1),
-                    L.multinomial(p(L), 6, True), L.multinomial(p(L).double(), 50, True),
+                    L.multinomial(p(L), 1, True), L.multinomial(p(L), 6, True), L.multinomial(p(L).double(), 50, True),
                     L.multinomial(L.rand(5, 100), 20)])
 
 

@@ -567,7 +567,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     work = p.dtype if p.dtype.itemsize >= 4 else xp.dtype(xp.float32)
     rows = p.reshape(-1, k).astype(work)
     g = _gen(generator)
-    if not replacement:
+    if not replacement or num_samples == 1:   # (torch's fast path covers one sample too)
         if not (rows.size and rows.max() < float("inf") and rows.min() >= 0) or \
                 xp.isnan(rows).any():
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
