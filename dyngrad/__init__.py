@@ -74,3 +74,4 @@ _install_operators()
 from . import utils  # noqa: E402  (torch.utils.data works after `import torch`)
 from .utils import data as _utils_data  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
+from . import distributions  # noqa: E402,F401  (torch.distributions)
