@@ -163,7 +163,7 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     from ._tensor import Tensor
     from .backends import numpy_backend as npb
     from .ops import shape_select
-    if self._requires_grad and self.grad_fn is None:
+    if self._requires_grad and self.grad_fn is None and _gm.is_grad_enabled():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
     if isinstance(source, TypedStorage):

@@ -24,7 +24,7 @@ concatenates both outputs on the feature dimension; between layers (not after th
 is applied in training mode. torch's full-sequence CPU kernel for float32 is a fused oneDNN
 kernel (MkldnnRnnLayerBackward0): the values agree to rounding, the graph differs. torch's
 cells split the gates with ``unsafe_chunk`` (UnsafeSplitBackward0); we use ``chunk``
-(SplitBackward0). Packed sequences are not supported.
+(SplitBackward0). Packed sequences take their own recurrence (nn/modules/_rnn_packed.py).
 """
 from __future__ import annotations
 

@@ -366,14 +366,6 @@ def test_forward_errors(k):
     raises_same(FORWARD_ERRORS[k])
 
 
-def test_packed_sequence_not_supported():
-    class PackedSequence(tuple):
-        pass
-
-    with pytest.raises(NotImplementedError, match="PackedSequence"):
-        dyngrad.nn.LSTM(I, H)(PackedSequence())
-
-
 @pytest.mark.parametrize("kind,kw", [("LSTM", dict(num_layers=2, proj_size=1)),
                                      ("GRU", dict(bidirectional=True)),
                                      ("RNN", dict(num_layers=2))])

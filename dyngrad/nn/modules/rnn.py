@@ -7,8 +7,11 @@ them: same arguments, parameter names (``weight_ih_l0``, ``bias_hh_l1_reverse``,
 The math lives in dyngrad/ops/recurrent.py (``torch.lstm``, ``torch.gru_cell``…); see
 Note [Recurrent layers are composites] there.
 
-Differences from torch: ``PackedSequence`` inputs are not supported (pad the batch instead);
-there is no cuDNN weight flattening (``flatten_parameters`` does nothing).
+A ``PackedSequence`` input gives a ``PackedSequence`` output and each sequence's final state
+at its own length (see Note [Packed recurrence] in _rnn_packed.py).
+
+Differences from torch: there is no cuDNN weight flattening (``flatten_parameters`` does
+nothing).
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import warnings
 
 from ...ops import recurrent as _rnn
 from .. import init
+from ._rnn_packed import packed_recurrence
 from ..parameter import Parameter
 from .module import Module
 
@@ -37,7 +41,13 @@ def _zeros(*size, dtype=None, device=None):
 
 
 def _is_packed(input) -> bool:
-    return type(input).__name__ == "PackedSequence"
+    from ..utils.rnn import PackedSequence
+    return isinstance(input, PackedSequence)
+
+
+def _packed(data, batch_sizes, sorted_indices, unsorted_indices):
+    from ..utils.rnn import PackedSequence
+    return PackedSequence(data, batch_sizes, sorted_indices, unsorted_indices)
 
 
 class RNNBase(Module):
@@ -160,7 +170,10 @@ class RNNBase(Module):
                                f"{self.input_size}, got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input, batch_sizes) -> tuple[int, int, int]:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.size(0) if self.batch_first else input.size(1)
         num_directions = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * num_directions, mini_batch, size)
@@ -182,9 +195,6 @@ class RNNBase(Module):
     def _prepare(self, input, hx, name):
         """The shared preamble of RNN/GRU forward: accept 2-D (unbatched) or 3-D input, make
         the zero initial state; returns (input, hx, is_batched, batch_dim)."""
-        if _is_packed(input):
-            raise NotImplementedError(f"{name}: PackedSequence inputs are not supported by "
-                                      "dyngrad; pass a padded tensor")
         if input.dim() not in (2, 3):
             what = "tensor instead" if name == "RNN" else "instead"
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D {what}")
@@ -234,6 +244,32 @@ class RNNBase(Module):
         return fn(input, hx, self._flat_weights, self.bias, self.num_layers, self.dropout,
                   self.training, self.bidirectional, self.batch_first)
 
+    def _forward_packed(self, input, hx):
+        """torch's PackedSequence path: hx (given in the caller's batch order) is permuted to
+        the packed order, the recurrence runs on the packed data, and the final states go
+        back to the caller's order."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        if hx is None:
+            num_directions = 2 if self.bidirectional else 1
+            max_batch_size = int(batch_sizes[0])
+            real_hidden_size = self.proj_size if self.proj_size > 0 else self.hidden_size
+            size = (self.num_layers * num_directions, max_batch_size)
+            h0 = _zeros(*size, real_hidden_size, dtype=data.dtype, device=data.device)
+            hx = h0
+            if self.mode == "LSTM":
+                hx = (h0, _zeros(*size, self.hidden_size, dtype=data.dtype,
+                                 device=data.device))
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        if self.mode != "LSTM":   # torch's LSTM skips the checks on packed input
+            self.check_forward_args(data, hx, batch_sizes)
+        output, hidden = packed_recurrence(self.mode, data, batch_sizes, hx, self._flat_weights,
+                                           self.bias, self.num_layers, self.dropout,
+                                           self.training, self.bidirectional,
+                                           self.proj_size > 0)
+        return (_packed(output, batch_sizes, sorted_indices, unsorted_indices),
+                self.permute_hidden(hidden, unsorted_indices))
+
 
 class RNN(RNNBase):
     r"""Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (or ``relu``).
@@ -269,6 +305,8 @@ class RNN(RNNBase):
         super().__init__(mode, *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if _is_packed(input):
+            return self._forward_packed(input, hx)
         input, hx, is_batched, batch_dim = self._prepare(input, hx, "RNN")
         fn = _rnn.rnn_tanh if self.mode == "RNN_TANH" else _rnn.rnn_relu
         output, hidden = self._run(fn, input, hx)
@@ -295,7 +333,10 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes) -> tuple[int, int, int]:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.size(0) if self.batch_first else input.size(1)
         num_directions = 2 if self.bidirectional else 1
         return (self.num_layers * num_directions, mini_batch, self.hidden_size)
 
@@ -313,8 +354,7 @@ class LSTM(RNNBase):
 
     def forward(self, input, hx=None):
         if _is_packed(input):
-            raise NotImplementedError("LSTM: PackedSequence inputs are not supported by "
-                                      "dyngrad; pass a padded tensor")
+            return self._forward_packed(input, hx)
         num_directions = 2 if self.bidirectional else 1
         real_hidden_size = self.proj_size if self.proj_size > 0 else self.hidden_size
         if input.dim() not in (2, 3):
@@ -368,6 +408,8 @@ class GRU(RNNBase):
         super().__init__("GRU", *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if _is_packed(input):
+            return self._forward_packed(input, hx)
         input, hx, is_batched, batch_dim = self._prepare(input, hx, "GRU")
         output, hidden = self._run(_rnn.gru, input, hx)
         return self._finish(output, hidden, is_batched, batch_dim)
