@@ -29,7 +29,8 @@ from .autograd.anomaly_mode import (  # noqa: F401
     is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled,
 )
 from . import cuda  # noqa: F401
-from . import fft, linalg, nn, signal, special  # noqa: F401,E402  (namespaces filled from the op registry)
+from . import fft, func, linalg, nn, signal, special  # noqa: F401,E402  (namespaces filled from the op registry)
+from .func import vmap  # noqa: F401,E402  (torch.vmap is torch.func.vmap)
 from ._settings import *  # noqa: F401,F403,E402  (threads, determinism, default device...)
 from . import optim  # noqa: F401,E402  (optimizers and lr schedulers)
 from . import distributed  # noqa: F401,E402  (c10d API; mpi4py is imported only by backend 'mpi')

@@ -8,7 +8,7 @@ from __future__ import annotations
 from . import graph  # noqa: F401
 from .grad_mode import (  # noqa: F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
-    is_inference_mode_enabled,
+    is_inference_mode_enabled, is_multithreading_enabled, set_multithreading_enabled,
 )
 from . import function  # noqa: F401
 from .function import Function, once_differentiable  # noqa: F401
@@ -17,6 +17,7 @@ from . import anomaly_mode, profiler  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from . import functional  # noqa: F401
 from . import forward_ad  # noqa: F401
+from .variable import Variable  # noqa: F401
 from .engine import run_backward as _run_backward
 
 from .saved import _tensor_class as _tensor_cls   # dyngrad.Tensor, imported on first use

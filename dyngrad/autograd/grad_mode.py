@@ -107,6 +107,35 @@ class set_grad_enabled(_DecoratorContextManager):
         return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
 
 
+_multithreading = [True]   # torch's engine flag (process-wide here; dyngrad's engine always
+                           # runs backward on the calling thread, so it changes nothing else)
+
+
+def is_multithreading_enabled() -> bool:
+    """Whether multithreaded backward is enabled (stored only: see set_multithreading_enabled)."""
+    return _multithreading[0]
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """torch's switch for running backward on per-device worker threads. dyngrad's engine runs
+    backward on the calling thread either way; the flag is kept so code that sets and reads it
+    runs, and, as torch's, it takes effect at construction and is restored on exit."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _multithreading[0]
+        _multithreading[0] = bool(mode)
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _multithreading[0] = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
 class inference_mode(_DecoratorContextManager):
     """No-grad mode whose tensors are marked as inference tensors (torch.inference_mode)."""
 

@@ -57,6 +57,20 @@ def _init_genrand(seed: int):
 # its first draw. NumPy's MT19937 keeps only `pos` (624: regenerate first). After k draws from
 # a block torch has next=k, left=625-k, which is pos=k=625-left; a fresh seed is pos=624 too,
 # told apart by `_fresh` so that get_state() gives torch's bytes.
+_draw_guards = []   # callables told of each draw, innermost last (see draw_guard)
+
+
+@contextlib.contextmanager
+def draw_guard(guard):
+    """Call ``guard(generator)`` before every draw from any generator inside the block (vmap's
+    ``randomness``: 'error' raises there, 'same' notes the state to replay)."""
+    _draw_guards.append(guard)
+    try:
+        yield
+    finally:
+        _draw_guards.remove(guard)
+
+
 class Generator:
     """A random number generator (``torch.Generator``): torch's CPU Mersenne Twister.
 
@@ -94,6 +108,8 @@ class Generator:
     # -- drawing (every sampler goes through these) ---------------------------------------------
     def words(self, n: int):
         """The next `n` 32-bit outputs (torch's ``random()``), as uint64."""
+        if _draw_guards:   # a vmap watching its function's random calls (func/vmap.py)
+            _draw_guards[-1](self)
         self._fresh = False
         return self._bitgen.random_raw(int(n))
 
