@@ -76,3 +76,6 @@ from . import utils  # noqa: E402  (torch.utils.data works after `import torch`)
 from .utils import data as _utils_data  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from . import distributions  # noqa: E402,F401  (torch.distributions)
+from ._constants import e, inf, nan, newaxis, pi  # noqa: E402,F401  (math's floats, as torch)
+from . import testing  # noqa: E402,F401  (torch.testing: assert_close, make_tensor)
+from .utils import dlpack as _utils_dlpack  # noqa: E402,F401  (torch.utils.dlpack after import)

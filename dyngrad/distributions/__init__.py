@@ -2,8 +2,8 @@
 divergences, with torch's numbers (log_prob, entropy, moments) and torch's sampling streams
 where dyngrad has the same underlying draws.
 
-Differences from torch: see the module docstrings (gamma_family.py, discrete.py) for the
-samplers whose random streams differ.
+Differences from torch: see gamma_family.py's docstring (Dirichlet and Beta rsample
+gradients).
 """
 from . import constraints, transforms  # noqa: F401
 from .distribution import Distribution  # noqa: F401

@@ -1,13 +1,8 @@
 """Discrete distributions: Bernoulli, Categorical, OneHotCategorical(StraightThrough),
 Binomial, Geometric, Poisson.
 
-Sampling draws as torch does (bernoulli, multinomial, uniform_), so a seed gives torch's
-values, except:
-
-Differences from torch: dyngrad has no ``torch.binomial`` / ``torch.poisson`` kernels.
-``Binomial.sample`` counts Bernoulli successes over ``torch.rand`` draws (correct law,
-different stream from torch's BTRS sampler); ``Poisson.sample`` raises NotImplementedError
-(log_prob, moments and KL are exact).
+Sampling draws as torch does (bernoulli, multinomial, binomial, poisson), so a seed gives
+torch's values.
 """
 from __future__ import annotations
 
@@ -364,17 +359,9 @@ class Binomial(Distribution):
         return self._param.size()
 
     def sample(self, sample_shape=torch.Size()):
-        """Differences from torch: Bernoulli trials counted over ``torch.rand`` draws of shape
-        ``shape + (max total_count,)``, not torch's binomial kernel (another stream)."""
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
-            n = self.total_count.expand(shape)
-            p = self.probs.expand(shape)
-            n_max = int(n.max().item()) if n.numel() else 0
-            u = torch.rand(shape + (n_max,), dtype=p.dtype, device=p.device)
-            trial = torch.arange(n_max, dtype=p.dtype, device=p.device)
-            hits = (u < p.unsqueeze(-1)) & (trial < n.unsqueeze(-1))
-            return hits.sum(-1).to(p.dtype)
+            return torch.binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:
@@ -477,10 +464,7 @@ class Geometric(Distribution):
 
 
 class Poisson(ExponentialFamily):
-    """Poisson(rate): counts with mean `rate`.
-
-    Differences from torch: ``sample`` raises NotImplementedError (dyngrad has no
-    ``torch.poisson`` kernel reproducing torch's stream)."""
+    """Poisson(rate): counts with mean `rate`."""
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
 
@@ -510,8 +494,9 @@ class Poisson(ExponentialFamily):
         return self.rate
 
     def sample(self, sample_shape=torch.Size()):
-        raise NotImplementedError("dyngrad: Poisson.sample needs torch.poisson, which dyngrad "
-                                  "does not implement")
+        shape = self._extended_shape(sample_shape)
+        with torch.no_grad():
+            return torch.poisson(self.rate.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -102,8 +102,8 @@ def uniform(g, n, np_dtype, low=0.0, high=1.0):
         u = uniform01_double(g, m)
         if (low != 0.0 or high != 1.0) and abs(high - low) < 1e300:
             u = _fma(u, high - low, low)
-        elif low != 0.0 or high != 1.0:
-            u = u * (high - low) + low
+        elif low != 0.0 or high != 1.0:          # a huge range: scaled by 2**-600, exactly
+            u = _fma(u, (high - low) * 2.0 ** -600, low * 2.0 ** -600) * 2.0 ** 600
         return _complex(u.astype(rdt), np_dtype)
     # float32 and float16: from, to and the arithmetic in float32
     lo, hi = xp.float32(low), xp.float32(high)

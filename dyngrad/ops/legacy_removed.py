@@ -1,0 +1,207 @@
+"""Functions torch keeps only to raise, warn, or serve old code: the removed linear-algebra
+functions (``matrix_rank``, ``lstsq``, ``solve``, ``eig``, ``symeig`` and their Tensor methods,
+which raise torch's RuntimeError pointing at ``torch.linalg``), the deprecated ``range``
+(inclusive end) and ``set_default_tensor_type``, and ``resize_as_``, ``get_device``,
+``is_distributed`` as functions.
+
+Differences from torch: dyngrad has no legacy tensor-type classes (``torch.DoubleTensor``), so
+``set_default_tensor_type`` takes their names as strings (``"torch.DoubleTensor"``).
+"""
+from __future__ import annotations
+
+import importlib
+import warnings
+
+from .. import _dtypes as D
+from ..backends import numpy_backend as _npb
+from .creation import check_tensor_arg, dtype_arg, finish, number
+from ._registry import FUNCTIONS, METHODS
+
+xp = _npb.xp
+
+_REMOVED = "This function was deprecated since version 1.9 and is now removed."
+
+
+def matrix_rank(input, tol=None, symmetric=False, *, out=None):
+    """Removed: raises torch's RuntimeError (use ``linalg.matrix_rank``)."""
+    raise RuntimeError(
+        f"{_REMOVED}\nPlease use the `torch.linalg.matrix_rank` function instead. The parameter "
+        "'symmetric' was renamed in `torch.linalg.matrix_rank()` to 'hermitian'.")
+
+
+def solve(input, A, *, out=None):
+    """Removed: raises torch's RuntimeError (use ``linalg.solve(A, B)``)."""
+    raise RuntimeError(
+        f"{_REMOVED} `torch.solve` is deprecated in favor of `torch.linalg.solve`. "
+        "`torch.linalg.solve` has its arguments reversed and does not return the LU "
+        "factorization.\n\nTo get the LU factorization see `torch.lu`, which can be used with "
+        "`torch.lu_solve` or `torch.lu_unpack`.\nX = torch.solve(B, A).solution should be "
+        "replaced with:\nX = torch.linalg.solve(A, B)")
+
+
+def lstsq(input, A, *, out=None):
+    """Removed: raises torch's RuntimeError (use ``linalg.lstsq(A, B)``)."""
+    raise RuntimeError(
+        f"{_REMOVED} `torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n"
+        "`torch.linalg.lstsq` has reversed arguments and does not return the QR decomposition in "
+        "the returned tuple (although it returns other information about the problem).\n\n"
+        "To get the QR decomposition consider using `torch.linalg.qr`.\n\n"
+        "The returned solution in `torch.lstsq` stored the residuals of the solution in the last "
+        "m - n columns of the returned value whenever m > n. In torch.linalg.lstsq, the residuals "
+        "are in the field 'residuals' of the returned named tuple.\n\n"
+        "The unpacking of the solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\n"
+        "should be replaced with:\nX = torch.linalg.lstsq(A, B).solution")
+
+
+def _symeig(input, eigenvectors=False, upper=True, *, out=None):
+    """Removed: raises torch's RuntimeError (use ``linalg.eigh``/``eigvalsh``)."""
+    raise RuntimeError(
+        f"{_REMOVED} The default behavior has changed from using the upper triangular portion of "
+        "the matrix by default to using the lower triangular portion.\n\n"
+        "L, _ = torch.symeig(A, upper=upper) should be replaced with:\n"
+        "L = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\n"
+        "L, V = torch.symeig(A, eigenvectors=True) should be replaced with:\n"
+        "L, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')")
+
+
+def eig(self, eigenvectors=False, *, e=None, v=None):
+    """Removed: raises torch's RuntimeError (use ``linalg.eig``/``eigvals``)."""
+    raise RuntimeError(
+        f"{_REMOVED} `torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` "
+        "rather than real tensors mimicking complex tensors.\n\n"
+        "L, _ = torch.eig(A) should be replaced with:\nL_complex = torch.linalg.eigvals(A)\n\n"
+        "and\n\nL, V = torch.eig(A, eigenvectors=True) should be replaced with:\n"
+        "L_complex, V_complex = torch.linalg.eig(A)")
+
+
+# torch's Tensor methods take fewer arguments than the functions (torch/_tensor.py)
+def _solve_method(self, other):
+    return solve(self, other)
+
+
+def _lstsq_method(self, other):
+    return lstsq(self, other)
+
+
+def _eig_method(self, eigenvectors=False):
+    return eig(self, eigenvectors=eigenvectors)
+
+
+def _symeig_method(self, eigenvectors=False):
+    return _symeig(self, eigenvectors=eigenvectors)
+
+
+_RANGE_WARNING = ("torch.range is deprecated and will be removed in a future release because its "
+                  "behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).")
+
+
+def range(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False):
+    """Deprecated: values from `start` to `end` *inclusive* by `step`, in the default dtype
+    unless `dtype` says otherwise; warns as torch does.
+
+    Example::
+
+        >>> dyngrad.range(1, 4)   # tensor([1., 2., 3., 4.]), with a UserWarning
+    """
+    if end is None:
+        missing = '"start", "end"' if start is None else '"end"'
+        n = 2 if start is None else 1
+        raise TypeError(f"range() missing {n} required positional arguments: {missing}")
+    for name, pos, v in (("start", 1, start), ("end", 2, end), ("step", 3, step)):
+        number(v, "range", name, pos)
+    warnings.warn(_RANGE_WARNING, UserWarning, stacklevel=2)
+    d = dtype_arg(dtype, "range") or (out.dtype if out is not None else D.get_default_dtype())
+    if d.category == D.INT or d is D.bool_:
+        # the bounds are converted to the integer type first (truncation), as torch's Scalar.to
+        s, e, st = (int(v) for v in (start, end, step))
+    else:
+        s, e, st = (float(v) for v in (start, end, step))
+    if st == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (abs(s) < float("inf") and abs(e) < float("inf")):
+        raise RuntimeError(f"unsupported range: {_fmt(s)} -> {_fmt(e)}")
+    if not ((st > 0 and e >= s) or (st < 0 and e <= s)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if d.category == D.INT or d is D.bool_:
+        n = abs(e - s) // abs(st) + 1                    # C's truncating division
+        arr = (s + st * xp.arange(n, dtype=xp.int64)).astype(d.np)
+    else:
+        acc = xp.float32 if d is D.float16 else xp.float64   # torch's accumulate type
+        n = int((acc(e) - acc(s)) / acc(st)) + 1
+        arr = (acc(s) + acc(st) * xp.arange(n, dtype=acc)).astype(d.np)
+    return finish(arr, requires_grad, device, out)
+
+
+def _fmt(v) -> str:
+    return str(int(v)) if float(v).is_integer() else repr(v)
+
+
+def resize_as_(input, the_template, *, memory_format=None):
+    """``input.resize_as_(the_template)`` as a function."""
+    check_tensor_arg("resize_as_", input)
+    check_tensor_arg("resize_as_", the_template, "the_template", 2)
+    if memory_format is None:
+        return input.resize_as_(the_template)
+    return input.resize_as_(the_template, memory_format=memory_format)
+
+
+def get_device(input) -> int:
+    """The CUDA device index of `input`; -1 on the CPU."""
+    check_tensor_arg("get_device", input)
+    return input.get_device()
+
+
+def is_distributed(input) -> bool:
+    """Always False (a legacy THD query; torch gives False for every tensor)."""
+    check_tensor_arg("is_distributed", input)
+    return False
+
+
+_DEFAULT_TYPE_WARNING = (
+    "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+    "torch.set_default_dtype() and torch.set_default_device() as alternatives. (Triggered "
+    "internally at /__w/pytorch/pytorch/torch/csrc/tensor/python_tensor.cpp:434.)")
+_warned = []
+_TENSOR_TYPES = {"FloatTensor": D.float32, "DoubleTensor": D.float64, "HalfTensor": D.float16,
+                 "ByteTensor": D.uint8, "CharTensor": D.int8, "ShortTensor": D.int16,
+                 "IntTensor": D.int32, "LongTensor": D.int64, "BoolTensor": D.bool_}
+
+
+def set_default_tensor_type(t) -> None:
+    """Deprecated: set the default floating dtype from a tensor type name
+    (``"torch.DoubleTensor"``); warns once, as torch does."""
+    if isinstance(t, str):
+        module, _, name = t.rpartition(".")
+        if module not in ("torch", "dyngrad"):
+            importlib.import_module(module or t)       # torch's error for an unknown module
+            raise AttributeError(f"module '{module}' has no attribute '{name}'")
+        if name not in _TENSOR_TYPES:
+            import dyngrad
+            if not hasattr(dyngrad, name):
+                raise AttributeError(f"module '{module}' has no attribute '{name}'")
+            raise TypeError("invalid type object: only floating-point types are supported as "
+                            "the default type")
+        d = _TENSOR_TYPES[name]
+        if d.category != D.FLOAT:
+            raise TypeError("only floating-point types are supported as the default type")
+    else:
+        raise TypeError("invalid type object: only floating-point types are supported as the "
+                        "default type")
+    if not _warned:
+        _warned.append(True)
+        warnings.warn(_DEFAULT_TYPE_WARNING, UserWarning, stacklevel=2)
+    from .. import set_default_dtype
+    set_default_dtype(d)
+
+
+for _fn in (matrix_rank, solve, lstsq, eig, range, resize_as_, get_device, is_distributed,
+            set_default_tensor_type):
+    FUNCTIONS[_fn.__name__] = _fn
+FUNCTIONS["symeig"] = _symeig
+METHODS["solve"] = _solve_method
+METHODS["lstsq"] = _lstsq_method
+METHODS["eig"] = _eig_method
+METHODS["symeig"] = _symeig_method
+METHODS["is_distributed"] = is_distributed
