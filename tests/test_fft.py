@@ -3,10 +3,10 @@ values, dtypes, strides and graph node names, gradients of the complex-valued tr
 real losses (the database compares real results only), second derivatives, forward mode,
 out=, the frequency helpers, stft and istft.
 
-Losses here are sums of weighted squares of ``view_as_real`` of the results: dyngrad's complex
-elementwise formulas do not conjugate yet, so compositions through them (``imag``/``abs`` of a
-spectrum differentiated twice, a real window multiplied into complex data) are left out; the
-FFT nodes themselves are exact adjoints (torch's formulas)."""
+Most losses here are sums of weighted squares of ``view_as_real`` of the results, which test
+the FFT nodes alone (exact adjoints: torch's formulas); test_spectrum_losses goes through the
+complex elementwise formulas too (``abs``/``imag``/``angle`` of a spectrum, differentiated
+twice), and the stft/istft tests differentiate a real window multiplied into complex data."""
 from __future__ import annotations
 
 import zlib
@@ -141,6 +141,36 @@ def test_first_and_second_derivatives(name, kwargs, dtype):
         assert str(g.dtype) == str(tg.dtype)
         np.testing.assert_allclose(_numpy(g), _numpy(tg), rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(_numpy(gg), _numpy(tgg), rtol=1e-9, atol=1e-9)
+
+
+SPECTRUM_LOSSES = {
+    "abs": lambda s: s.abs().sum(),
+    "imag": lambda s: (s.imag * s.imag.cos()).sum(),
+    # (linear in angle: its value at a real spectrum entry, +-pi by the sign of a zero
+    # imaginary part, is left out)
+    "angle": lambda s: (s.angle() + s.abs().pow(2)).sum(),
+    "conj_mul": lambda s: (s * s.conj()).real.sum() + (s * s).imag.sum(),
+}
+
+
+@pytest.mark.parametrize("loss", SPECTRUM_LOSSES)
+@pytest.mark.parametrize("name,dtype", [("fft", "float64"), ("fft", "complex128"),
+                                        ("rfft", "float64"), ("ihfft", "float64"),
+                                        ("fft2", "complex128")])
+def test_spectrum_losses(loss, name, dtype):
+    """Real losses of a spectrum through the complex elementwise formulas (abs, imag, angle,
+    conj, mul): first derivatives and the derivative of a weighted sum of them."""
+    arr = _array((3, 6), dtype, zlib.crc32(f"spec{name}{dtype}{loss}".encode()))
+    out = []
+    for lib in (torch, dyngrad):
+        x = lib.from_numpy(arr.copy()).requires_grad_()
+        g, = lib.autograd.grad(SPECTRUM_LOSSES[loss](_fft(lib, name)(x)), x, create_graph=True)
+        v = np.random.default_rng(4).standard_normal(tuple(_real_view(lib, g).shape))
+        gg, = lib.autograd.grad((_real_view(lib, g) * lib.from_numpy(v)).sum(), x)
+        out.append((g, gg))
+    for ours, theirs in zip(out[1], out[0]):
+        assert str(ours.dtype) == str(theirs.dtype)
+        np.testing.assert_allclose(_numpy(ours), _numpy(theirs), rtol=1e-9, atol=1e-9)
 
 
 def test_masked_spectrum_round_trip():
@@ -296,9 +326,7 @@ def test_stft_gradients(shape, kwargs, dtype):
     res = []
     for lib in (torch, dyngrad):
         x, w = lib.from_numpy(arr.copy()).requires_grad_(), lib.from_numpy(win.copy())
-        # (a real window beside complex data: dyngrad's mul formula gives the window a
-        # complex gradient, which the engine refuses; see Note in the module docstring)
-        leaves = (x, w.requires_grad_()) if dtype == "float64" else (x,)
+        leaves = (x, w.requires_grad_())   # a real window beside complex data: real gradient
         try:
             y = x.stft(window=w, **kwargs)
         except RuntimeError as e:
@@ -331,13 +359,6 @@ def test_istft_gradients(shape, kwargs):
     res = []
     for lib in (torch, dyngrad):
         z, w = lib.from_numpy(arr.copy()).requires_grad_(), lib.from_numpy(win.copy())
-        if kwargs.get("return_complex"):   # (complex result: the window's gradient would
-            y = lib.istft(z, window=w, **kwargs)   # need conjugating mul formulas)
-            wts = np.random.default_rng(3).standard_normal(tuple(_real_view(lib, y).shape))
-            gz, = lib.autograd.grad(_weighted(lib, y, wts), z, create_graph=True)
-            ggz, = lib.autograd.grad(_real_view(lib, gz).pow(2).sum(), z)
-            res.append((_nodes(y), y, gz, ggz))
-            continue
         w.requires_grad_()
         y = lib.istft(z, window=w, **kwargs)
         wts = np.random.default_rng(3).standard_normal(tuple(_real_view(lib, y).shape))

@@ -7,7 +7,13 @@ is built row by row: ``autograd.grad(output, inputs, e_j)`` for every unit vecto
 to catch a backward that is not reentrant. Both are laid out as torch lays them out,
 ``(input.numel(), output.numel())``, so the failure message prints the same matrices.
 
-Differences from torch: complex functions, forward-mode AD (``check_forward_ad``), and vmap
+Complex functions are checked as torch checks them (Wirtinger calculus, Note [Complex
+gradients] in ops/_autograd_utils.py): a complex input's numerical column is the conjugate
+Wirtinger derivative ``ds/dx + i ds/dy`` (perturbing the real, then the imaginary part), and a
+function with complex outputs is checked twice, on the real and then on the imaginary part of
+those outputs, so that every Jacobian compared is that of a real-valued function.
+
+Differences from torch: forward-mode AD (``check_forward_ad``) and vmap
 (``check_batched_grad``, ``check_batched_forward_grad``: accepted and not checked) are not
 supported; ``fast_mode=True`` runs the full (slow, stricter) check.
 """
@@ -69,11 +75,18 @@ def _check_inputs(inputs) -> None:
                          "none of them have requires_grad=True.")
 
 
-def _check_real(inputs, outputs) -> None:
-    for t in list(_diff_inputs(inputs)) + list(outputs):
-        if t.is_complex():
-            raise NotImplementedError("dyngrad: gradcheck of complex functions is not "
-                                      "implemented")
+def _real_and_imag_output(fn):
+    """`fn` with ``real`` / ``imag`` applied to its complex outputs (torch's
+    _real_and_imag_output)."""
+    from .. import imag, real
+    Tensor = _Tensor()
+
+    def apply_to_complex_outputs(part):
+        def wrapped(*inputs):
+            return tuple(part(o) if isinstance(o, Tensor) and o.is_complex() else o
+                         for o in _as_tuple(fn(*inputs)))
+        return wrapped
+    return apply_to_complex_outputs(real), apply_to_complex_outputs(imag)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -85,7 +98,8 @@ def _flat_index(arr, k):
 
 
 def _numerical_jacobians(fn, inputs, outputs, eps):
-    """[input][output] -> (input.numel(), output.numel()) tensors of central differences."""
+    """[input][output] -> (input.numel(), output.numel()) tensors of central differences; a
+    complex input's columns are conjugate Wirtinger derivatives ``ds/dx + i ds/dy``."""
     from ..ops.creation import zeros
     Tensor = _Tensor()
     outs = [o for o in _as_tuple(outputs) if isinstance(o, Tensor)]
@@ -93,18 +107,25 @@ def _numerical_jacobians(fn, inputs, outputs, eps):
     for inp in _diff_inputs(inputs):
         data = inp._data
         n = data.size
-        jac = [zeros((n, o.numel()), dtype=o.dtype) for o in outs]
+        is_complex = data.dtype.kind == "c"
+        jac = [zeros((n, o.numel()), dtype=inp.dtype if is_complex else o.dtype) for o in outs]
+
+        def central(idx, orig, delta):
+            data[idx] = orig - delta
+            # clones: an output may alias the input being perturbed (views, identity)
+            a = [o.detach().clone() for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
+            data[idx] = orig + delta
+            b = [o.detach().clone() for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
+            data[idx] = orig
+            return [((ob - oa) / (2 * eps)).reshape(-1) for oa, ob in zip(a, b)]
+
         for k in range(n):
             idx = _flat_index(data, k)
             orig = data[idx].copy()
-            data[idx] = orig - eps
-            # clones: an output may alias the input being perturbed (views, identity)
-            a = [o.detach().clone() for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
-            data[idx] = orig + eps
-            b = [o.detach().clone() for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
-            data[idx] = orig
-            for j, (oa, ob) in enumerate(zip(a, b)):
-                col = ((ob - oa) / (2 * eps)).reshape(-1)
+            cols = central(idx, orig, eps)
+            if is_complex:   # the conjugate Wirtinger derivative: d/dx + i d/dy
+                cols = [dx + dy * 1j for dx, dy in zip(cols, central(idx, orig, eps * 1j))]
+            for j, col in enumerate(cols):
                 jac[j]._data[k, :] = col._data
         result.append(jac)
     return result
@@ -177,20 +198,25 @@ If the test
 """
 
 
-def _notallclose_msg(analytical, numerical, output_idx, input_idx) -> str:
-    return (f"Jacobian mismatch for output {output_idx:d} with respect to input "
+def _notallclose_msg(analytical, numerical, output_idx, input_idx, complex_indices=None,
+                     test_imag=False) -> str:
+    prefix = ""
+    if complex_indices and output_idx in complex_indices:
+        part = "imaginary" if test_imag else "real"
+        prefix = f"While considering the {part} part of complex outputs only, "
+    return (prefix + f"Jacobian mismatch for output {output_idx:d} with respect to input "
             f"{input_idx:d},\nnumerical:{numerical}\nanalytical:{analytical}\n")
 
 
 def _allclose(a, b, rtol, atol) -> bool:
-    from .. import allclose
-    if a.dtype != b.dtype:
-        b = b.to(a.dtype)
-    return allclose(a, b, rtol, atol)
+    """torch's _allclose_with_type_promotion."""
+    from .. import allclose, promote_types
+    dtype = promote_types(a.dtype, b.dtype)
+    return allclose(a.to(dtype), b.to(dtype), rtol, atol)
 
 
 def _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-                    nondet_tol):
+                    nondet_tol, complex_indices=None, test_imag=False):
     func_out = _as_tuple(func_out)
     if not outputs:
         for per_input in _numerical_jacobians(func, inputs, func_out, eps):
@@ -206,8 +232,26 @@ def _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad
         for j, a in enumerate(analytical):
             n = numerical[j][keep[i]]
             if not _allclose(a, n, rtol, atol):
-                raise GradcheckError(_notallclose_msg(a, n, i, j))
+                raise GradcheckError(_notallclose_msg(a, n, i, j, complex_indices, test_imag))
     return True
+
+
+def _gradcheck_real_imag(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
+                         nondet_tol) -> None:
+    """torch's _gradcheck_real_imag: a function with complex outputs is checked on their
+    imaginary parts, then on their real parts (each a real-valued function)."""
+    Tensor = _Tensor()
+    complex_indices = [i for i, o in enumerate(outputs) if o.is_complex()]
+    if not any(isinstance(o, Tensor) and o.is_complex() for o in _as_tuple(func_out)):
+        _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
+                        nondet_tol)
+        return
+    real_fn, imag_fn = _real_and_imag_output(func)
+    for part_fn, test_imag in ((imag_fn, True), (real_fn, False)):
+        part_out = part_fn(*inputs)
+        _slow_gradcheck(part_fn, part_out, inputs, _differentiable_outputs(part_out), eps,
+                        rtol, atol, check_grad_dtypes, nondet_tol,
+                        complex_indices=complex_indices, test_imag=test_imag)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,9 +360,11 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     Returns:
         True when every Jacobian matches.
 
-    Differences from torch: no complex functions, no forward-mode AD (``check_forward_ad``
-    raises NotImplementedError), batched (vmap) checks are skipped, ``fast_mode`` runs the
-    full check.
+    Complex inputs and outputs are checked as torch checks them (Wirtinger derivatives; see
+    this module's docstring).
+
+    Differences from torch: no forward-mode AD (``check_forward_ad`` raises
+    NotImplementedError), batched (vmap) checks are skipped, ``fast_mode`` runs the full check.
     """
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
@@ -347,9 +393,8 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
     _check_inputs(tupled)
     func_out = func(*tupled)
     outputs = _differentiable_outputs(func_out)
-    _check_real(tupled, outputs)
-    _slow_gradcheck(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes,
-                    nondet_tol)
+    _gradcheck_real_imag(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes,
+                         nondet_tol)
     if outputs:
         _test_backward_mul_by_grad_output(outputs, tupled)
         if check_undefined_grad:
@@ -409,15 +454,17 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
 
 
 def _random_cotangent(x, noncontiguous: bool):
-    """Uniform values in [-1, 1) shaped like `x` (torch uses testing.make_tensor)."""
+    """Uniform values in [-1, 1) shaped like `x` (both parts of a complex one; torch uses
+    testing.make_tensor)."""
     from ..ops.creation import empty
     dtype = x.dtype if (x.is_floating_point() or x.is_complex()) else None
     from .. import float64, rand
     dtype = dtype or float64
+    low = (1 + 1j) if dtype.is_complex else 1   # each part in [-1, 1)
     if noncontiguous and x.numel() > 1:
-        t = rand(tuple(x.shape[:-1]) + (x.shape[-1] * 2,), dtype=dtype)[..., ::2] * 2 - 1
+        t = rand(tuple(x.shape[:-1]) + (x.shape[-1] * 2,), dtype=dtype)[..., ::2] * 2 - low
         t = t.detach()
     else:
-        t = (rand(tuple(x.shape), dtype=dtype) * 2 - 1) if x.numel() else \
+        t = (rand(tuple(x.shape), dtype=dtype) * 2 - low) if x.numel() else \
             empty(tuple(x.shape), dtype=dtype)
     return t.requires_grad_()

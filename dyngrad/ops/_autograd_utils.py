@@ -1,8 +1,51 @@
-"""Helpers that backward formulas share, written with dyngrad ops so they are differentiable."""
+"""Helpers that backward formulas share, written with dyngrad ops so they are differentiable.
+
+Note [Complex gradients]
+~~~~~~~~~~~~~~~~~~~~~~~~
+dyngrad follows torch's convention for complex autograd (Wirtinger calculus): the gradient a
+complex tensor ``z = x + iy`` receives from a real loss ``L`` is the conjugate Wirtinger
+derivative ``dL/dx + i dL/dy``, and a backward formula maps the gradient of an output to that of
+an input by the *conjugate* of the chain rule's factor. For a holomorphic ``f`` this is
+``grad * f'(z).conj()`` (exp: ``grad * result.conj()``; mul: ``grad * other.conj()``; mm:
+``grad @ mat2.mH``); for a non-holomorphic one (abs, sgn, angle, real, imag) the formula is
+written out (``abs``: ``grad * self.sgn()``). ``conj`` below returns a real tensor itself, so
+these formulas build the same graph as before for real dtypes.
+
+Where a real input meets a complex one (``real_tensor * complex_tensor``, ``x + 1j``), its
+gradient is the real part of the formula's complex value: torch's ``handle_r_to_c``, which
+torch applies inside the formulas of add, sub, rsub, mul, div, addcmul, addcdiv and pow (and a
+few others). Ops without it (``where``, ``masked_fill``, ``logaddexp``) leave the complex
+gradient for the engine, which raises torch's "Expected isFloatingType(grad.scalar_type())…"
+error, as torch does.
+"""
 from __future__ import annotations
 
 from .._utils import shape_str
 from ._registry import METHODS
+
+
+def conj(value):
+    """``value.conj()`` for a complex tensor or number; a real one is returned itself.
+
+    See Note [Complex gradients]: formulas call this on every backward, so for real tensors it
+    costs one dtype check and no op."""
+    try:
+        if value._data.dtype.kind != "c":
+            return value
+    except AttributeError:   # a Python number (a saved scalar argument)
+        return value.conjugate() if type(value) is complex else value
+    return value.conj()
+
+
+def handle_r_to_c(ctx, i, grad):
+    """torch's handle_r_to_c: the real part of a complex gradient for the node's real input `i`
+    (its i-th edge). See Note [Complex gradients]."""
+    if grad is None or grad._data.dtype.kind != "c":
+        return grad
+    meta = ctx._meta[i]
+    if meta is not None and meta[1].kind != "c":
+        return grad.real
+    return grad
 
 
 def expandable(size, shape) -> bool:

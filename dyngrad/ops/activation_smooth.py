@@ -23,6 +23,7 @@ import math
 
 from .._utils import canonical_dim
 from .._promotion import Promote
+from ._autograd_utils import conj
 from ._registry import FUNCTIONS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD
 from .activation import (_PW, _contiguous, _floating_only, _inplace, _like, _negative_slope_error,
@@ -201,6 +202,8 @@ def _(ctx, grad):
        saves=("grad_output", "output"), **_PW)
 def sigmoid_backward(xp, grad_output, output):
     y = _opmath(output)
+    if y.dtype.kind == "c":   # Note [Complex gradients] (_autograd_utils.py): conjugated
+        return grad_output * xp.conj((1 - y) * y)
     return _like(_opmath(grad_output) * (1 - y) * y, output)
 
 
@@ -208,8 +211,8 @@ def sigmoid_backward(xp, grad_output, output):
 def _(ctx, grad):
     grad_output, output = ctx.saved_tensors
     need_grad, need_output = ctx.needs_input_grad
-    return (sigmoid_backward(grad, output) if need_grad else None,
-            grad * grad_output * (-2 * output + 1) if need_output else None)
+    return (sigmoid_backward(grad, conj(output)) if need_grad else None,
+            conj(grad) * grad_output * (-2 * conj(output) + 1) if need_output else None)
 
 
 sigmoid_backward.jvp(AUTO_ELEMENT_WISE)
@@ -488,7 +491,15 @@ def F_gelu(input, *, approximate: str = "none", out=None):
     return gelu(input, approximate=approximate, out=out)
 
 
-silu = _with_inplace("silu", silu_op, "x * sigmoid(x).")
+def silu(input, inplace: bool = False):
+    """x * sigmoid(x)."""
+    if inplace:
+        return _inplace("silu_", silu_op, input)
+    result = silu_op(input)
+    if result._data.dtype.kind == "c":   # torch differentiates no complex silu
+        from .gather_scatter import no_complex_autograd
+        no_complex_autograd("silu", result.dtype, input)
+    return result
 mish = _with_inplace("mish", mish_op, "x * tanh(softplus(x)).")
 
 publish(

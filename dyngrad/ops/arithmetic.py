@@ -36,14 +36,24 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR, MULTILINEAR, fw_not_implemented
+from ._autograd_utils import conj, handle_r_to_c
 from .creation import zeros_like
 from .pointwise import (ALL, NO_INPLACE, _call, _dtype, _not_implemented, _require_tensor,
                         _tensor_cls, where_self)
 
 
 def _maybe_multiply(grad, alpha):
-    """torch's maybe_multiply: skip the product when alpha is 1."""
-    return grad if alpha == 1 else grad * alpha
+    """torch's maybe_multiply: skip the product when alpha is 1 (alpha conjugated: a complex
+    alpha scales the gradient by its conjugate, Note [Complex gradients])."""
+    if alpha == 1:
+        return grad
+    return grad * (alpha.conjugate() if type(alpha) is complex else alpha)
+
+
+def _r_to_c(ctx, grads):
+    """handle_r_to_c on each of a formula's gradients when the incoming gradient is complex
+    (only then can a real input's gradient be complex)."""
+    return tuple([handle_r_to_c(ctx, i, g) for i, g in enumerate(grads)])
 
 
 # add, sub and mul run in every training step: their formulas skip ctx's attribute lookups
@@ -93,7 +103,8 @@ def add(xp, self, other, *, alpha=1, _into=None):
 
 @add.backward
 def _(ctx, grad):
-    return grad, _maybe_multiply(grad, _alpha(ctx)) if ctx.needs_input(1) else None
+    out = grad, _maybe_multiply(grad, _alpha(ctx)) if ctx.needs_input(1) else None
+    return _r_to_c(ctx, out) if grad._data.dtype.kind == "c" else out
 
 
 add.jvp(AUTO_LINEAR)
@@ -109,7 +120,8 @@ def sub_tensor(xp, self, other, *, alpha=1, _into=None):
 
 @sub_tensor.backward
 def _(ctx, grad):
-    return grad, _maybe_multiply(-grad, _alpha(ctx)) if ctx.needs_input(1) else None
+    out = grad, _maybe_multiply(-grad, _alpha(ctx)) if ctx.needs_input(1) else None
+    return _r_to_c(ctx, out) if grad._data.dtype.kind == "c" else out
 
 
 sub_tensor.jvp(AUTO_LINEAR)
@@ -129,7 +141,8 @@ def rsub_tensor(xp, self, other, *, alpha=1):
 
 @rsub_tensor.backward
 def _(ctx, grad):
-    return _maybe_multiply(-grad, _alpha(ctx)) if ctx.needs_input(0) else None, grad
+    out = _maybe_multiply(-grad, _alpha(ctx)) if ctx.needs_input(0) else None, grad
+    return _r_to_c(ctx, out) if grad._data.dtype.kind == "c" else out
 
 
 rsub_tensor.jvp(AUTO_LINEAR)
@@ -144,7 +157,7 @@ def rsub_scalar(xp, self, other, alpha=1):
 
 @rsub_scalar.backward
 def _(ctx, grad):
-    return _maybe_multiply(-grad, ctx.alpha)
+    return handle_r_to_c(ctx, 0, _maybe_multiply(-grad, ctx.alpha))
 
 
 rsub_scalar.jvp(AUTO_ELEMENT_WISE)
@@ -204,6 +217,9 @@ def mul(xp, self, other, *, _into=None):
 @mul.backward
 def _(ctx, grad):
     self, other = ctx.saved_tensors
+    if grad._data.dtype.kind == "c":   # Note [Complex gradients]
+        return _r_to_c(ctx, (grad * conj(other) if ctx.needs_input(0) else None,
+                             grad * conj(self) if ctx.needs_input(1) else None))
     return grad * other if ctx.needs_input(0) else None, grad * self if ctx.needs_input(1) else None
 
 
@@ -227,6 +243,9 @@ def div_true(xp, self, other, *, _into=None):
 def _(ctx, grad):
     self, other = ctx.saved_tensors
     need_self, need_other = ctx.needs_input_grad
+    if grad._data.dtype.kind == "c":   # Note [Complex gradients]
+        return _r_to_c(ctx, (grad / conj(other) if need_self else None,
+                             -grad * conj(div_true(self, other) / other) if need_other else None))
     return (grad / other if need_self else None,
             -grad * (div_true(self, other) / other) if need_other else None)
 
@@ -505,6 +524,8 @@ def _(ctx, grad):
     if exponent == 0:
         return zeros_like(grad)
     exponent = _as_double(exponent)   # torch computes with exponent.toDouble()
+    if grad._data.dtype.kind == "c":   # Note [Complex gradients]
+        return handle_r_to_c(ctx, 0, grad * conj(exponent * self.pow(exponent - 1)))
     return grad * (exponent * self.pow(exponent - 1))
 
 
@@ -517,6 +538,14 @@ def pow_tensor_tensor(xp, self, exponent):
     return _pow(xp, self, exponent)
 
 
+def _nonnegative(exponent):
+    """``exponent >= 0``; for a complex exponent, a real one that is (torch's
+    pow_backward_exponent)."""
+    if exponent.is_complex():
+        return (exponent.imag == 0) & (exponent.real >= 0)
+    return exponent >= 0
+
+
 @pow_tensor_tensor.backward
 def _(ctx, grad):
     self, exponent, result = ctx.saved_tensors
@@ -524,12 +553,14 @@ def _(ctx, grad):
     grad_self = grad_exponent = None
     if need_self:
         grad_self = where_self(exponent == 0.0, 0.0,
-                               grad * (exponent * self.pow(exponent - 1)))
+                               grad * conj(exponent * self.pow(exponent - 1)))
     if need_exponent:
         # d(a^b)/db at a = 0: 0 for b >= 0 (by continuity), -inf for b < 0 (torch's choice)
-        at_zero = (self == 0) & (exponent >= 0)
+        at_zero = (self == 0) & _nonnegative(exponent)
         base = self if self.dtype is result.dtype else self.to(result.dtype)
-        grad_exponent = grad * where_self(at_zero, 0.0, result * base.log())
+        grad_exponent = grad * where_self(at_zero, 0.0, conj(result * base.log()))
+    if grad._data.dtype.kind == "c":   # Note [Complex gradients]
+        return _r_to_c(ctx, (grad_self, grad_exponent))
     return grad_self, grad_exponent
 
 
@@ -551,9 +582,13 @@ pow_tensor_scalar.wraps_scalars = pow_scalar.wraps_scalars = False
 @pow_scalar.backward
 def _(ctx, grad):
     base, exponent, result = ctx.saved_tensors    # base: the Python number
+    if exponent.is_complex() and not isinstance(base, complex):
+        base = complex(base)   # log of a negative base: complex, not nan
     if base == 0:
-        return grad * where_self(exponent >= 0, 0.0, result * _log(base))
-    return grad * (result * _log(base))
+        out = grad * where_self(_nonnegative(exponent), 0.0, conj(result * _log(base)))
+    else:
+        out = grad * conj(result * _log(base))
+    return handle_r_to_c(ctx, 0, out) if grad._data.dtype.kind == "c" else out
 
 
 pow_scalar.jvp(AUTO_ELEMENT_WISE)

@@ -20,7 +20,8 @@ from .._promotion import Promote, result_type_of_args
 from .._utils import broadcast_shapes
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR
-from .arithmetic import _check_int_divisor, div, div_, div_mode, mul, pow, pow_, sub, sub_
+from ._autograd_utils import conj
+from .arithmetic import _r_to_c, _check_int_divisor, div, div_, div_mode, mul, pow, pow_, sub, sub_
 from .creation import (argument_list, checked_scalar, empty_like, invalid_combination,
                        zeros_like)
 from ._selection import resized_warning
@@ -388,8 +389,8 @@ def lerp_scalar(xp, self, end, weight, *, _into=None):
 @lerp_scalar.backward
 def _(ctx, grad):
     weight = ctx.weight
-    keep = 1 - (weight if isinstance(weight, complex) else float(weight))
-    return grad * keep, grad * weight
+    weight = weight.conjugate() if isinstance(weight, complex) else float(weight)
+    return grad * (1 - weight), grad * weight   # Note [Complex gradients]: conjugated
 
 
 lerp_scalar.jvp(AUTO_LINEAR)   # linear in (self, end) for a number weight
@@ -408,9 +409,9 @@ def lerp_tensor(xp, self, end, weight):
 def _(ctx, grad):
     self, end, weight = ctx.saved_tensors
     need_self, need_end, need_weight = ctx.needs_input_grad
-    return (grad * _number_minus(1, weight) if need_self else None,
-            grad * weight if need_end else None,
-            grad * (end - self) if need_weight else None)
+    return (grad * conj(_number_minus(1, weight)) if need_self else None,
+            grad * conj(weight) if need_end else None,
+            grad * conj(end - self) if need_weight else None)
 
 
 @lerp_tensor.jvp
@@ -493,6 +494,9 @@ def _(ctx, grad):
     tensor1, tensor2 = ctx.saved_tensors
     _, need1, need2 = ctx.needs_input_grad
     value = ctx.value
+    if grad._data.dtype.kind == "c":   # Note [Complex gradients]
+        return _r_to_c(ctx, (grad, grad * conj(tensor2 * value) if need1 else None,
+                             grad * conj(tensor1 * value) if need2 else None))
     return (grad, grad * (tensor2 * value) if need1 else None,
             grad * (tensor1 * value) if need2 else None)
 
@@ -532,6 +536,10 @@ def _(ctx, grad):
     tensor1, tensor2 = ctx.saved_tensors
     _, need1, need2 = ctx.needs_input_grad
     value = ctx.value
+    if grad._data.dtype.kind == "c":   # Note [Complex gradients]
+        return _r_to_c(ctx, (
+            grad, grad * conj(_number_over(value, tensor2)) if need1 else None,
+            -grad * conj(value * tensor1 / (tensor2 * tensor2)) if need2 else None))
     return (grad, grad * _number_over(value, tensor2) if need1 else None,
             -grad * (value * tensor1 / (tensor2 * tensor2)) if need2 else None)
 
@@ -752,8 +760,8 @@ def logaddexp(xp, self, other):
 def _(ctx, grad):
     self, other = ctx.saved_tensors
     need_self, need_other = ctx.needs_input_grad
-    return (grad / (1 + (other - self).exp()) if need_self else None,
-            grad / (1 + (self - other).exp()) if need_other else None)
+    return (grad / conj(1 + (other - self).exp()) if need_self else None,
+            grad / conj(1 + (self - other).exp()) if need_other else None)
 
 
 logaddexp.jvp(AUTO_ELEMENT_WISE)
@@ -825,6 +833,9 @@ def _(ctx, grad):
     other, result = ctx.saved_tensors
     need_self, need_other = ctx.needs_input_grad
     # torch multiplies by pow(2, other) with an integer 2: integer exponents stay integers
+    if grad._data.dtype.kind == "c":   # Note [Complex gradients] (torch has no r-to-c here)
+        return (grad * conj(pow(2, other)) if need_self else None,
+                grad * conj(result) * _LN2 if need_other else None)
     return (grad * pow(2, other) if need_self else None,
             grad * result * _LN2 if need_other else None)
 

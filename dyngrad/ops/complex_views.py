@@ -32,7 +32,7 @@ from .._promotion import Promote
 from ..backends import numpy_backend as _npb
 from ._registry import FUNCTIONS, defop
 from .creation import zeros_like
-from .pointwise import _not_implemented, _tensor_cls, imag, real, where_self
+from .pointwise import _not_implemented, _tensor_cls, imag, real
 from .unary import cos, sin
 
 _COMPLEX_OF = {"float32": D.complex64, "float64": D.complex128}
@@ -99,20 +99,15 @@ def polar_op(xp, abs, angle):
 
 @polar_op.backward
 def _(ctx, grad):
-    # Note [polar's derivative]: for r = abs * e^(i angle), torch's (conjugate) convention gives
-    # d abs = Re(conj(grad) * sgn(r)) (zero where r is 0, as sgn(0) = 0) and
-    # d angle = Re(conj(grad) * i r); written with the real and imaginary parts of the saved
-    # result, on real tensors, so that it differentiates again
+    # Note [polar's derivative]: for r = abs * e^(i angle), torch's polar_backward (conjugate
+    # convention, Note [Complex gradients]) gives d abs = Re(conj(grad) * sgn(r)) (zero where r
+    # is 0, as sgn(0) = 0) and d angle = Re(conj(grad) * (r * 1j)); with complex arithmetic,
+    # as torch's, so an infinite r gives torch's NaNs
     result, = ctx.saved_tensors
     need_abs, need_angle = ctx.needs_input_grad
-    grad_re, grad_im = real(grad), imag(grad)
-    re, im = real(result), imag(result)
-    grad_abs = grad_angle = None
-    if need_abs:
-        magnitude = (re * re + im * im).sqrt()
-        grad_abs = where_self(magnitude == 0, 0.0, (grad_re * re + grad_im * im) / magnitude)
-    if need_angle:
-        grad_angle = grad_im * re - grad_re * im
+    grad_conj = grad.conj()
+    grad_abs = real(grad_conj * result.sgn()) if need_abs else None
+    grad_angle = real(grad_conj * (result * 1j)) if need_angle else None
     return grad_abs, grad_angle
 
 

@@ -19,6 +19,7 @@ from .creation import (ZEROS, _size_args, _tensor_cls, _type_name, alloc, cast_a
                        check_size, checked_scalar, copy_with_strides, dtype_arg, empty_strided,
                        fill_array, finish, format_strides, full, number,
                        preserve_strides, suggest_memory_format, zeros_like)
+from ._autograd_utils import handle_r_to_c
 from ._registry import METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 
@@ -206,8 +207,8 @@ def copy(xp, self, src, non_blocking=False):
 
 
 @copy.backward
-def _(ctx, grad):
-    return zeros_like(grad), grad
+def _(ctx, grad):   # a real src of a complex self: the real part (Note [Complex gradients])
+    return zeros_like(grad), handle_r_to_c(ctx, 1, grad)
 
 
 copy.jvp(AUTO_LINEAR)

@@ -26,6 +26,7 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import broadcast_shapes, shape_str
 from . import _dispatch, _registry
+from ._autograd_utils import conj
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..autograd.forward_ad import MULTILINEAR
 
@@ -107,11 +108,14 @@ def _(ctx, grad):
     self, mat2 = ctx.saved_tensors
     need_self, need_mat2 = ctx.needs_input_grad
     grad_self = grad_mat2 = None
-    # a column-major input gets a column-major gradient (torch's mm_mat1/mat2_backward)
+    # a column-major input gets a column-major gradient (torch's mm_mat1/mat2_backward);
+    # complex operands enter conjugated (Note [Complex gradients]: grad @ mat2.mH)
     if need_self:
-        grad_self = mat2.mm(grad.t()).t() if _column_major(self) else grad.mm(mat2.t())
+        grad_self = conj(mat2).mm(grad.t()).t() if _column_major(self) \
+            else grad.mm(conj(mat2.t()))
     if need_mat2:
-        grad_mat2 = grad.t().mm(self).t() if _column_major(mat2) else self.t().mm(grad)
+        grad_mat2 = grad.t().mm(conj(self)).t() if _column_major(mat2) \
+            else conj(self.t()).mm(grad)
     return grad_self, grad_mat2
 
 
@@ -143,8 +147,8 @@ def mv(xp, self, vec):
 def _(ctx, grad):
     self, vec = ctx.saved_tensors
     need_self, need_vec = ctx.needs_input_grad
-    return (grad.unsqueeze(1) * vec if need_self else None,    # the outer product grad ⊗ vec
-            self.t().mv(grad) if need_vec else None)
+    return (grad.unsqueeze(1) * conj(vec) if need_self else None,   # grad ⊗ vec.conj()
+            conj(self).t().mv(grad) if need_vec else None)
 
 
 mv.jvp(MULTILINEAR)
@@ -172,7 +176,8 @@ def dot(xp, self, tensor):
 def _(ctx, grad):
     self, tensor = ctx.saved_tensors
     need_self, need_tensor = ctx.needs_input_grad
-    return grad * tensor if need_self else None, grad * self if need_tensor else None
+    return (grad * conj(tensor) if need_self else None,
+            grad * conj(self) if need_tensor else None)
 
 
 dot.jvp(MULTILINEAR)
@@ -204,8 +209,8 @@ def bmm(xp, self, mat2):
 def _(ctx, grad):
     self, mat2 = ctx.saved_tensors
     need_self, need_mat2 = ctx.needs_input_grad
-    return (grad.bmm(mat2.transpose(1, 2)) if need_self else None,
-            self.transpose(1, 2).bmm(grad) if need_mat2 else None)
+    return (grad.bmm(conj(mat2.transpose(1, 2))) if need_self else None,
+            conj(self.transpose(1, 2)).bmm(grad) if need_mat2 else None)
 
 
 bmm.jvp(MULTILINEAR)
@@ -346,7 +351,7 @@ def vdot(xp, self, other):
 def _(ctx, grad):
     self, other = ctx.saved_tensors
     need_self, need_other = ctx.needs_input_grad
-    return (_conj(grad) * other if need_self else None,
+    return (conj(grad) * other if need_self else None,
             grad * self if need_other else None)
 
 
@@ -382,11 +387,6 @@ FUNCTIONS["ger"] = METHODS["ger"] = ger
 # integer tensors torch converts the scalars to the tensor's type (alpha=1.5 acts as 1), for
 # bool ones to bool. The gradients are ``beta * grad`` for self (zeros when beta == 0, not None)
 # and ``alpha *`` the plain product's gradients; a scalar equal to 1 multiplies nothing.
-def _conj(t):
-    """t.conj() for complex tensors; real tensors are their own conjugate."""
-    return t.conj() if t.is_complex() else t
-
-
 def _scalar_as(value, arr):
     if arr.dtype.kind == "b":
         return bool(value)
@@ -422,7 +422,10 @@ def _expand_self(self, size, op_name=None):
 
 
 def _scale(t, s):
-    return t if s == 1 else t * s
+    """A gradient times a beta or alpha, conjugated (Note [Complex gradients])."""
+    if s == 1:
+        return t
+    return t * (s.conjugate() if type(s) is complex else s)
 
 
 def _inplace_shape_check(self, shape):
@@ -473,11 +476,11 @@ def _(ctx, grad):
     _, need1, need2 = ctx.needs_input_grad
     g1 = g2 = None
     if need1:
-        g1 = _scale(mat2.mm(grad.t()).t() if _column_major(mat1) else grad.mm(mat2.t()),
-                    ctx.alpha)
+        g1 = _scale(conj(mat2).mm(grad.t()).t() if _column_major(mat1)
+                    else grad.mm(conj(mat2.t())), ctx.alpha)
     if need2:
-        g2 = _scale(grad.t().mm(mat1).t() if _column_major(mat2) else mat1.t().mm(grad),
-                    ctx.alpha)
+        g2 = _scale(grad.t().mm(conj(mat1)).t() if _column_major(mat2)
+                    else conj(mat1.t()).mm(grad), ctx.alpha)
     return _scale(grad, ctx.beta), g1, g2
 
 
@@ -511,8 +514,8 @@ def _(ctx, grad):
     mat, vec = ctx.saved_tensors
     _, need_mat, need_vec = ctx.needs_input_grad
     return (_scale(grad, ctx.beta),
-            _scale(outer(grad, vec), ctx.alpha) if need_mat else None,
-            _scale(mat.t().mv(grad), ctx.alpha) if need_vec else None)
+            _scale(outer(grad, conj(vec)), ctx.alpha) if need_mat else None,
+            _scale(conj(mat.t()).mv(grad), ctx.alpha) if need_vec else None)
 
 
 addmv.jvp(_fused_product_jvp)
@@ -555,8 +558,8 @@ def _(ctx, grad):
     vec1, vec2 = ctx.saved_tensors
     _, need1, need2 = ctx.needs_input_grad
     return (_scale(grad, ctx.beta),
-            _scale(grad.mv(vec2), ctx.alpha) if need1 else None,
-            _scale(grad.t().mv(vec1), ctx.alpha) if need2 else None)
+            _scale(grad.mv(conj(vec2)), ctx.alpha) if need1 else None,
+            _scale(grad.t().mv(conj(vec1)), ctx.alpha) if need2 else None)
 
 
 addr.jvp(_fused_product_jvp)
@@ -595,8 +598,8 @@ def _(ctx, grad):
     batch1, batch2 = ctx.saved_tensors
     _, need1, need2 = ctx.needs_input_grad
     return (_scale(grad, ctx.beta),
-            _scale(grad.bmm(batch2.transpose(1, 2)), ctx.alpha) if need1 else None,
-            _scale(batch1.transpose(1, 2).bmm(grad), ctx.alpha) if need2 else None)
+            _scale(grad.bmm(conj(batch2.transpose(1, 2))), ctx.alpha) if need1 else None,
+            _scale(conj(batch1.transpose(1, 2)).bmm(grad), ctx.alpha) if need2 else None)
 
 
 baddbmm.jvp(_fused_product_jvp)
@@ -635,9 +638,9 @@ def _(ctx, grad):
     if need1 or need2:
         expanded = grad.unsqueeze(0).expand(batch1.shape[0], batch1.shape[1], batch2.shape[2])
         if need1:
-            g1 = _scale(expanded.bmm(batch2.transpose(1, 2)), ctx.alpha)
+            g1 = _scale(expanded.bmm(conj(batch2.transpose(1, 2))), ctx.alpha)
         if need2:
-            g2 = _scale(batch1.transpose(1, 2).bmm(expanded), ctx.alpha)
+            g2 = _scale(conj(batch1.transpose(1, 2)).bmm(expanded), ctx.alpha)
     return _scale(grad, ctx.beta), g1, g2
 
 

@@ -26,6 +26,7 @@ from .._utils import broadcast_shapes, contiguous_strides
 from ..autograd import grad_mode as _gm
 from .. import return_types as rt
 from . import _dispatch, _registry
+from ._autograd_utils import conj
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import FROM_BACKWARD
 
@@ -313,7 +314,7 @@ def _(ctx, grad):
     A, det = ctx.saved_tensors
     if A.numel() == 0:
         return _f("zeros_like")(A)
-    d = grad * det
+    d = grad * conj(det)   # det is holomorphic: Note [Complex gradients]
     if not _gm.is_grad_enabled():
         # grad * det * A^{-H}; an exactly singular matrix (det == 0) contributes zeros
         singular = det == 0
@@ -343,7 +344,7 @@ def _det_backward_svd(A, grad):
     """The adjugate of A (transposed) times grad, through A = U S Vh: finite when singular."""
     from .linalg_spectral import svd
     U, S, Vh = svd(A)
-    alpha = _linalg_det(U) * _linalg_det(Vh) * grad
+    alpha = conj(_linalg_det(U) * _linalg_det(Vh)) * grad
     k = S.shape[-1]
     result = None
     for i in range(k):     # D_i = alpha * prod_{j != i} S_j, and sum_i D_i u_i v_i^H
@@ -381,12 +382,22 @@ _linalg_slogdet.node_cls._saved_pivots = lu_property("_saved_pivots", 1, of_tran
 @_linalg_slogdet.backward
 def _(ctx, grad_sign, grad_logabsdet):
     A, sign = ctx.saved_tensors
-    if grad_logabsdet is None:
+    g = grad_logabsdet
+    if A.is_complex():
+        # the sign of a complex determinant moves too (its phase is Im(log det)): torch's
+        # slogdet_backward adds i Im(grad_sign * sign.conj()) to the gradient of logabsdet
+        if grad_sign is not None:
+            turn = (grad_sign * sign.conj()).imag * 1j
+            g = turn if g is None else g + turn
+        if g is None:
+            return None
+        g = g.to(A.dtype)
+    elif g is None:
         return None      # the sign of a real determinant is locally constant
     if not _gm.is_grad_enabled():
         # torch solves with the forward's LU: a singular A gives infs, not an error
-        return solve_ex(A.mH, _diag(grad_logabsdet, A))[0]
-    return solve(A.mH, _diag(grad_logabsdet, A))
+        return solve_ex(A.mH, _diag(g, A))[0]
+    return solve(A.mH, _diag(g, A))
 
 
 _linalg_slogdet.jvp(FROM_BACKWARD)
@@ -563,12 +574,12 @@ def _(ctx, grad, _info=None):
     L, = ctx.saved_tensors
     if ctx.upper:
         L, grad = L.mH, grad.mH
-    # gA = L^{-H} Phi(L^H gL) L^{-1}, symmetrised (Murray 2016); Phi: tril, half diagonal
+    # gA = L^{-H} Phi L^{-1} (Murray 2016) with torch's Phi: 0.5 (P + tril(P, -1)^H) for
+    # P = tril(L^H gL), Hermitian but for the (complex) diagonal, as torch's
     phi = (L.mH @ grad).tril()
-    phi = phi - 0.5 * _f("diag_embed")(phi.diagonal(0, -2, -1))
+    phi = 0.5 * (phi + phi.tril(-1).mH)
     gA = solve_triangular(L.mH, phi, upper=True)
-    gA = solve_triangular(L, gA, upper=False, left=False)
-    return 0.5 * (gA + gA.mH)
+    return solve_triangular(L, gA, upper=False, left=False)
 
 
 @linalg_cholesky_ex.jvp
@@ -680,9 +691,9 @@ def _(ctx, grad_x, grad_m=None):
     upper, transpose, unit = ctx.upper, ctx.transpose, ctx.unitriangular
     grad_b = grad_a = None
     if grad_x is not None:
-        grad_b = _triangular_solve(grad_x, A, upper, not transpose, unit)[0]
+        grad_b = _triangular_solve(grad_x, conj(A), upper, not transpose, unit)[0]
         if need_A:
-            grad_a = -(x @ grad_b.mT) if transpose else -(grad_b @ x.mH)
+            grad_a = -(conj(x) @ grad_b.mT) if transpose else -(grad_b @ x.mH)
             grad_a = grad_a.triu(int(unit)) if upper else grad_a.tril(-int(unit))
     if grad_a is None:
         grad_a = _f("zeros")(1, dtype=A.dtype).expand(*A.shape)

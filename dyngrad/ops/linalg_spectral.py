@@ -105,8 +105,12 @@ def _(ctx, gQ, gR=None):
         if gQ is not None:
             gA = gA + gQ
         return solve_triangular(R.mH, gA, upper=False, left=False)
-    # m < n: gA = Q trilImInv*(Q^H gQ - gR R^H) R_1^{-H}, padded, plus Q gR
-    gA = Q @ (-gA - (-gA).mH).tril()
+    # m < n: gA = Q trilImInvAdjSkew(Q^H gQ - gR R^H) R_1^{-H}, padded, plus Q gR, where
+    # trilImInvAdjSkew(X) is tril(X - X^H) with the (imaginary) diagonal halved
+    X = (-gA - (-gA).mH).tril()
+    if X.is_complex():   # (its diagonal is imaginary)
+        X = X - 0.5 * _f("diag_embed")(X.diagonal(0, -2, -1))
+    gA = Q @ X
     gA = solve_triangular(R.narrow(-1, 0, m).mH, gA, upper=False, left=False)
     zeros = _f("zeros")(*R.shape[:-1], n - m, dtype=gA.dtype)
     gA = _f("cat")([gA, zeros], -1)
@@ -218,8 +222,23 @@ def _(ctx, A_t):
     return U_t, S_t, V_t.mH
 
 
+_SVD_PHASE = ("svd_backward: The singular vectors in the complex case are specified up to "
+              "multiplication by e^{i phi}. The specified loss function depends on this phase "
+              "term, making it ill-defined.")
+_EIGH_PHASE = ("linalg_eigh_backward: The eigenvectors in the complex case are specified up to "
+               "multiplication by e^{i phi}. The specified loss function depends on this "
+               "quantity, so it is ill-defined.")
+
+
+def _phase_check(imdiag, other, message):
+    """torch's check that a loss of complex singular vectors or eigenvectors does not depend
+    on their phases (lax tolerances, as torch's)."""
+    if not bool(_f("allclose")(imdiag, other, rtol=1e-2, atol=1e-2)):
+        raise RuntimeError(message)
+
+
 def svd_backward(gU, gS, gVh, U, S, Vh):
-    """torch's svd_backward (real case): distinct singular values, full rank if rectangular."""
+    """torch's svd_backward: distinct singular values, full rank if rectangular."""
     if gU is None and gS is None and gVh is None:
         return None
     m, n = U.shape[-2], Vh.shape[-1]
@@ -234,6 +253,12 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
         UhgU = UhgU - UhgU.mH
     if VhgV is not None:
         VhgV = VhgV - VhgV.mH
+    imdiag_UhgU = None
+    if U.is_complex():   # the phases of u_i and v_i cancel in A: the loss must not see them
+        zeros = _f("zeros_like")(S)
+        imdiag_UhgU = UhgU.diagonal(0, -2, -1).imag if UhgU is not None else zeros
+        imdiag_VhgV = VhgV.diagonal(0, -2, -1).imag if VhgV is not None else zeros
+        _phase_check(imdiag_UhgU, -imdiag_VhgV, _SVD_PHASE)
     if gU is not None and gVh is not None:
         gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
     elif gU is not None:
@@ -242,6 +267,8 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
         gA = S.unsqueeze(-1) * (VhgV / E)
     if gS is not None:
         gA = gA + _f("diag_embed")(gS)
+    if imdiag_UhgU is not None and gU is not None:   # the phase of each pair u_i s_i v_i^H
+        gA = gA + _f("diag_embed")(imdiag_UhgU / (2 * S)) * 1j
     if m > n and gU is not None:
         gA = U @ gA
         gUSinv = gU / S.unsqueeze(-2)
@@ -321,10 +348,15 @@ def _(ctx, gL, gV=None):
     if gV is None:     # eigvalsh: V diag(gL) V^H
         return (V * gL.unsqueeze(-2)) @ V.mH
     VhgV = V.mH @ gV
+    if V.is_complex():   # the loss must not depend on the eigenvectors' phases
+        imdiag = VhgV.diagonal(0, -2, -1).imag
+        _phase_check(imdiag, _f("zeros_like")(imdiag), _EIGH_PHASE)
     VhgV = 0.5 * (VhgV - VhgV.mH)      # projection onto skew-Hermitian matrices
     E = L.unsqueeze(-2) - L.unsqueeze(-1) + _eye(L.shape[-1], L)
     gA = VhgV / E
     if gL is not None:
+        if gA.is_complex():   # torch writes gL over the diagonal (i Im, ~0 by the check)
+            gA = gA - _f("diag_embed")(gA.diagonal(0, -2, -1))
         gA = gA + _f("diag_embed")(gL)
     return V @ (gA @ V.mH)
 

@@ -13,6 +13,7 @@ from .._promotion import Promote
 from .._utils import broadcast_shapes, canonical_dim
 from . import view_backward as _vb
 from . import _registry
+from ._autograd_utils import conj
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, MULTILINEAR
 from .linalg import _check_bool, _legacy
@@ -200,8 +201,9 @@ def _(ctx, grad):
     self, other = ctx.saved_tensors
     need_self, need_other = ctx.needs_input_grad
     dim = ctx.dim
-    return (linalg_cross(other, grad, dim) if need_self else None,
-            linalg_cross(grad, self, dim) if need_other else None)
+    # the operands conjugated: Note [Complex gradients]
+    return (linalg_cross(conj(other), grad, dim) if need_self else None,
+            linalg_cross(grad, conj(self), dim) if need_other else None)
 
 
 linalg_cross.jvp(MULTILINEAR)

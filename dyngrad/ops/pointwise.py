@@ -18,6 +18,7 @@ from ..backends import numpy_backend as _npb
 from . import _registry
 from ._registry import FUNCTIONS, INPLACE, METHODS, OpSpec, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR
+from ._autograd_utils import conj, handle_r_to_c
 from .creation import zeros_like
 
 ALL = ("function", "method", "inplace", "out")
@@ -74,7 +75,7 @@ def exp(xp, self):
 @exp.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
-    return grad * result
+    return grad * conj(result)   # Note [Complex gradients]
 
 
 exp.jvp(AUTO_ELEMENT_WISE)
@@ -89,7 +90,7 @@ def log(xp, self):
 @log.backward
 def _(ctx, grad):
     self, = ctx.saved_tensors
-    return grad / self
+    return grad / conj(self)
 
 
 log.jvp(AUTO_ELEMENT_WISE)
@@ -104,7 +105,7 @@ def sqrt(xp, self):
 @sqrt.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
-    return grad / (2 * result)    # inf at 0, as torch
+    return grad / (2 * conj(result))    # inf at 0, as torch
 
 
 sqrt.jvp(AUTO_ELEMENT_WISE)
@@ -119,7 +120,7 @@ def reciprocal(xp, self):
 @reciprocal.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
-    return -grad * (result * result)
+    return -grad * conj(result * result)
 
 
 reciprocal.jvp(AUTO_ELEMENT_WISE)
@@ -164,18 +165,32 @@ def sgn(xp, self):
     return self.copy() if self.dtype.kind == "b" else _signum(xp, self)
 
 
+def _sgn_backward(x, gx, sgn):
+    """torch's sgn_backward: zero for a real `x`; for a complex one (z/|z| is not holomorphic)
+    ``(gx - sgn² gx.conj()) / (2|x|)``, 0 where x is 0."""
+    if not x.is_complex():
+        return zeros_like(gx)
+    magnitude = x.abs()
+    return where_self(magnitude == 0, 0.0, (gx - (sgn * sgn) * gx.conj()) / (2 * magnitude))
+
+
 @sgn.backward
 def _(ctx, grad):
-    return zeros_like(grad)   # real inputs only (complex autograd is not supported)
+    self, result = ctx.saved_tensors
+    return _sgn_backward(self, grad, result)
 
 
-sgn.jvp(AUTO_ELEMENT_WISE)
+@sgn.jvp
+def _(ctx, self_t):   # torch's jvp is the same formula (the Jacobian is symmetric)
+    return _sgn_backward(ctx.primals[0], self_t, ctx.result)
 
 
 # -- comparisons and logical ops ---------------------------------------------------------------
 def _zero_grads(ctx, grad):
     """A piecewise-constant op: zero for every input with an edge."""
     zero = zeros_like(grad)
+    if zero._data.dtype.kind == "c":   # torch: zeros_like(other), real for a real other
+        return tuple(handle_r_to_c(ctx, i, zero) for i in range(len(ctx.next_functions)))
     return tuple(zero for _ in ctx.next_functions)
 
 

@@ -22,6 +22,7 @@ from .._promotion import Promote
 from .._utils import canonical_dim, canonical_dims
 from ..backends import numpy_backend as _npb
 from ..autograd import grad_mode as _gm
+from ._autograd_utils import conj
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 from .pointwise import _not_implemented, _warn_once
@@ -365,7 +366,7 @@ def _(ctx, grad):
     shape[d], shape[d + 1] = 1, n
     eye = rows == rng.reshape(shape)                   # [.., i, j, ..]: i == j
     z = FUNCTIONS["where"](eye, 1.0, self.unsqueeze(d))   # row i: the slice with x_i set to 1
-    grad_z = grad.unsqueeze(d + 1) * _prod_others(z, d + 1)
+    grad_z = grad.unsqueeze(d + 1) * conj(_prod_others(z, d + 1))
     return FUNCTIONS["where"](eye, 0.0, grad_z).sum(d)
 
 
@@ -374,7 +375,13 @@ def _prod_safe_zeros_backward(grad, input, dim):
         return grad.expand(input.shape)
     if input.shape[dim] == 1:
         return grad
-    return grad * _prod_others(input, dim)
+    return grad * conj(_prod_others(input, dim))   # Note [Complex gradients]
+
+
+def _as_grad_dtype(self, grad):
+    """torch's ``self.to(grad.scalar_type())`` in prod_backward (prod with ``dtype=``: a
+    complex input of a real product enters as its real part)."""
+    return self if self._data.dtype == grad._data.dtype else self.to(grad.dtype)
 
 
 @prod_all.backward
@@ -382,9 +389,10 @@ def _(ctx, grad):
     self, result = ctx.saved_tensors
     if self.dim() == 0:
         return grad
+    self = _as_grad_dtype(self, grad)
     zeros = int((self == 0).sum().item())
     if zeros == 0:
-        return grad * (result / self)
+        return grad * conj(result / self)
     if zeros > 1 and not _gm._state.grad_enabled:
         return FUNCTIONS["zeros_like"](self)
     # See Note [prod backward with zeros]
@@ -399,11 +407,12 @@ def _(ctx, grad):
     self, result = ctx.saved_tensors
     if self.dim() == 0:
         return grad
+    self = _as_grad_dtype(self, grad)
     d = canonical_dim(ctx.dim, self.dim())
     if not ctx.keepdim:
         grad, result = grad.unsqueeze(d), result.unsqueeze(d)
     if int((self == 0).sum().item()) == 0:
-        return grad * (result / self)
+        return grad * conj(result / self)
     return _prod_safe_zeros_backward(grad, self, d)   # See Note [prod backward with zeros]
 
 

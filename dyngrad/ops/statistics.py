@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from .._promotion import Promote
+from ._autograd_utils import conj
 from ._registry import FUNCTIONS, METHODS, defop
 from ._selection import warn_at_caller as _warn
 from .reduction import (_NO_DIM, _dims, _numel, dense, invalid_arguments, reduced_axes,
@@ -272,7 +273,7 @@ def _(ctx, grad):
     if not ctx.keepdim and self.dim() != 0:
         grad = unsqueeze_multiple(grad, ctx.dim, self.dim())
         result = unsqueeze_multiple(result, ctx.dim, self.dim())
-    return grad * (self - result).exp()   # d/dx logsumexp = softmax
+    return grad * conj((self - result).exp())   # d/dx logsumexp = softmax
 
 
 @logsumexp.jvp

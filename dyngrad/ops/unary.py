@@ -6,11 +6,12 @@ plus their ``torch.special`` and ``arc*`` aliases. exp, log, sqrt and reciprocal
 pointwise.py, neg, abs and pow in arithmetic.py.
 
 Each primitive's derivative follows its kernel, as in torch's derivatives.yaml, written with
-dyngrad ops so that it is differentiable again. Integer and bool inputs compute in the default
-float dtype (``Promote.INT_TO_FLOAT``) like torch. NumPy lacks the special functions: they come
-from ``backends/special_math.py``, which computes in float64 (or in float32 where torch's own
-kernel does, see Note [digamma as torch computes it] there); the kernels here cast the result to
-the op's dtype.
+dyngrad ops so that it is differentiable again; for complex inputs the derivative factor is
+conjugated (Note [Complex gradients] in _autograd_utils.py). Integer and bool inputs compute in
+the default float dtype (``Promote.INT_TO_FLOAT``) like torch. NumPy lacks the special
+functions: they come from ``backends/special_math.py``, which computes in float64 (or in float32
+where torch's own kernel does, see Note [digamma as torch computes it] there); the kernels here
+cast the result to the op's dtype.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import math
 
 from .._promotion import Promote
 from ..backends import special_math as _sm
+from ._autograd_utils import conj
 from ._registry import FUNCTIONS, INPLACE, METHODS, OPS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD, fw_not_implemented
 from .creation import laid_out_like, zeros_like
@@ -57,7 +59,7 @@ def exp2(xp, self):
 @exp2.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
-    return grad * result * LN2
+    return grad * conj(result) * LN2
 
 
 exp2.jvp(AUTO_ELEMENT_WISE)
@@ -71,7 +73,7 @@ def expm1(xp, self):
 @expm1.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
-    return grad * (result + 1)
+    return grad * (conj(result) + 1)
 
 
 expm1.jvp(AUTO_ELEMENT_WISE)
@@ -85,7 +87,7 @@ def log2(xp, self):
 @log2.backward
 def _(ctx, grad):
     self, = ctx.saved_tensors
-    return grad / (self * LN2)
+    return grad / (conj(self) * LN2)
 
 
 log2.jvp(AUTO_ELEMENT_WISE)
@@ -99,7 +101,7 @@ def log10(xp, self):
 @log10.backward
 def _(ctx, grad):
     self, = ctx.saved_tensors
-    return grad / (self * LN10)
+    return grad / (conj(self) * LN10)
 
 
 log10.jvp(AUTO_ELEMENT_WISE)
@@ -113,7 +115,7 @@ def log1p(xp, self):
 @log1p.backward
 def _(ctx, grad):
     self, = ctx.saved_tensors
-    return grad / (self + 1)       # inf at -1, as torch
+    return grad / conj(self + 1)       # inf at -1, as torch
 
 
 log1p.jvp(AUTO_ELEMENT_WISE)
@@ -127,7 +129,7 @@ def rsqrt(xp, self):
 @rsqrt.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
-    return -0.5 * grad * result ** 3
+    return -0.5 * grad * conj(result ** 3)
 
 
 rsqrt.jvp(AUTO_ELEMENT_WISE)
@@ -142,7 +144,7 @@ def sin(xp, self):
 @sin.backward
 def _(ctx, grad):
     self, = ctx.saved_tensors
-    return grad * cos(self)
+    return grad * conj(cos(self))
 
 
 sin.jvp(AUTO_ELEMENT_WISE)
@@ -156,7 +158,7 @@ def cos(xp, self):
 @cos.backward
 def _(ctx, grad):
     self, = ctx.saved_tensors
-    return grad * -sin(self)
+    return grad * -conj(sin(self))
 
 
 cos.jvp(AUTO_ELEMENT_WISE)
@@ -170,7 +172,7 @@ def tan(xp, self):
 @tan.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
-    return grad * (1 + result * result)
+    return grad * conj(1 + result * result)
 
 
 tan.jvp(AUTO_ELEMENT_WISE)
@@ -184,7 +186,7 @@ def asin(xp, self):
 @asin.backward
 def _(ctx, grad):
     self, = ctx.saved_tensors
-    return grad * rsqrt(-self * self + 1)      # inf at +-1, as torch
+    return grad * conj(rsqrt(-self * self + 1))      # inf at +-1, as torch
 
 
 asin.jvp(AUTO_ELEMENT_WISE)
@@ -198,7 +200,7 @@ def acos(xp, self):
 @acos.backward
 def _(ctx, grad):
     self, = ctx.saved_tensors
-    return grad * -rsqrt(-self * self + 1)
+    return grad * -conj(rsqrt(-self * self + 1))
 
 
 acos.jvp(AUTO_ELEMENT_WISE)
@@ -212,7 +214,7 @@ def atan(xp, self):
 @atan.backward
 def _(ctx, grad):
     self, = ctx.saved_tensors
-    return grad / (self * self + 1)
+    return grad / conj(self * self + 1)
 
 
 atan.jvp(AUTO_ELEMENT_WISE)
@@ -227,7 +229,7 @@ def sinh(xp, self):
 @sinh.backward
 def _(ctx, grad):
     self, = ctx.saved_tensors
-    return grad * cosh(self)
+    return grad * conj(cosh(self))
 
 
 sinh.jvp(AUTO_ELEMENT_WISE)
@@ -241,7 +243,7 @@ def cosh(xp, self):
 @cosh.backward
 def _(ctx, grad):
     self, = ctx.saved_tensors
-    return grad * sinh(self)
+    return grad * conj(sinh(self))
 
 
 cosh.jvp(AUTO_ELEMENT_WISE)
@@ -267,6 +269,8 @@ def _(ctx, grad):
        saves=("grad_output", "output"), variants=(), scalars=(), pointwise=True)
 def tanh_backward(xp, grad_output, output):
     y = _opmath(output)   # (float16 in float32, as torch's kernels)
+    if y.dtype.kind == "c":   # Note [Complex gradients]: the factor conjugated
+        return grad_output * xp.conj(1 - y * y)
     return _like(_opmath(grad_output) * (1 - y * y), output)
 
 
@@ -274,8 +278,8 @@ def tanh_backward(xp, grad_output, output):
 def _(ctx, grad):
     grad_output, output = ctx.saved_tensors
     need_grad, need_output = ctx.needs_input_grad
-    return (tanh_backward(grad, output) if need_grad else None,
-            grad * (-2 * output * grad_output) if need_output else None)
+    return (tanh_backward(grad, conj(output)) if need_grad else None,
+            conj(grad) * (-2 * conj(output) * grad_output) if need_output else None)
 
 
 tanh_backward.jvp(AUTO_ELEMENT_WISE)
@@ -312,17 +316,19 @@ def _inverse_hyperbolic(name, ufunc_name, formula):
 
 def _asinh_grad(ctx, grad):
     self, = ctx.saved_tensors
-    return grad * rsqrt(self * self + 1)
+    return grad * conj(rsqrt(self * self + 1))
 
 
 def _acosh_grad(ctx, grad):
     self, = ctx.saved_tensors
+    if self.is_complex():   # sqrt(x - 1) sqrt(x + 1) is not sqrt(x² - 1) off the real line
+        return grad * conj(rsqrt(self + 1) * rsqrt(self - 1))
     return grad * rsqrt(self * self - 1)
 
 
 def _atanh_grad(ctx, grad):
     self, = ctx.saved_tensors
-    return grad / (1 - self * self)
+    return grad / conj(1 - self * self)
 
 
 asinh = _inverse_hyperbolic("asinh", "arcsinh", _asinh_grad)
@@ -586,7 +592,15 @@ def _nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     if out is not None and isinstance(input, _tensor_cls()) and not (
             input.is_floating_point() or input.is_complex()):
         input = input.contiguous()   # torch copies integers into a resized out: contiguous
-    return _call(nan_to_num, (input, nan, posinf, neginf), out)
+    result = _call(nan_to_num, (input, nan, posinf, neginf), out)
+    if out is None and result._data.dtype.kind == "c":
+        from .gather_scatter import no_complex_autograd
+        no_complex_autograd("nan_to_num", result.dtype, input)
+    return result
+
+
+def _nan_to_num_method(self, nan=None, posinf=None, neginf=None):
+    return _nan_to_num(self, nan, posinf, neginf)
 
 
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
@@ -710,7 +724,7 @@ def _(ctx, grad):
     self, = ctx.saved_tensors
     self_pi = self * math.pi
     denominator = self * self * math.pi
-    out = grad * ((self_pi * cos(self_pi) - sin(self_pi)) / denominator)
+    out = grad * conj((self_pi * cos(self_pi) - sin(self_pi)) / denominator)
     return where_self(denominator == 0.0, zeros_like(grad), out)   # sinc is flat at 0
 
 
@@ -739,7 +753,12 @@ def _(ctx, grad):
 angle_real.jvp(AUTO_ELEMENT_WISE)
 
 
-angle_complex.backward(_zero_grad)   # complex autograd is not supported
+@angle_complex.backward
+def _(ctx, grad):   # torch's angle_backward: d arg(z) = Im(dz / z)
+    self, = ctx.saved_tensors
+    return where_self(self == 0.0, 0.0, grad * self / self.abs().pow(2) * 1j)
+
+
 angle_complex.jvp(FROM_BACKWARD)
 
 
@@ -802,7 +821,8 @@ METHODS["angle"] = angle
 FUNCTIONS.update({"angle": angle, "nan_to_num": _nan_to_num, "polygamma": polygamma,
                   "special.polygamma": special_polygamma, "round": round,
                   "special.round": special_round, "square": square})
-METHODS.update({"polygamma": _polygamma_method, "round": _round_method, "square": square})
+METHODS.update({"polygamma": _polygamma_method, "round": _round_method, "square": square,
+                "nan_to_num": _nan_to_num_method})
 for _name, _fn in (("nan_to_num_", nan_to_num_), ("polygamma_", polygamma_), ("round_", round_),
                    ("square_", square_)):
     METHODS[_name] = INPLACE[_name] = _fn

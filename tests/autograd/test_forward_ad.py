@@ -36,8 +36,6 @@ KNOWN_DIFFERENCES = {
     "logdet": [("singular", "as linalg.slogdet")],
     "logcumsumexp": [("stability", "torch's JVP underflows to 0 at -1000; dyngrad's sums in "
                                    "log space")],
-    "prod": [("complex128", "a complex result of a real input: dyngrad's derivative-based "
-                            "rule cannot give the real input a complex cotangent")],
 }
 # torch's tangent reads memory it never wrote (the tangent copied into a sliced primal's
 # layout leaves the gaps uninitialised), so there is nothing to compare
@@ -88,8 +86,6 @@ def _check_sample(op, dtype, index, sample, inplace, where) -> int:
         return 0   # an invalid call: test_forward compares the errors
     if exc is not None:
         raise AssertionError(f"{where}: dyngrad raised {exc!r}") from exc
-    if any(primal.dtype.kind == "c" for primal, _ in expected):
-        return 0   # complex autograd is out of scope (as in tests/ops/test_backward.py)
     _compare(got, expected, where, op.tolerance(dtype))
     return 1
 

@@ -193,7 +193,8 @@ OP_DB += [
     OpInfo("rrelu", _few(_rrelu, 4), FLOATS, supports_autograd=False, **_NO_OUT),
     # smooth functions
     OpInfo(_F + "gelu", _gelu, FLOATS, gradgrad_samples=4),
-    OpInfo(_F + "silu", _logistic, FLOATS + COMPLEX, gradgrad_samples=3, **_NO_OUT),
+    OpInfo(_F + "silu", _logistic, FLOATS + COMPLEX, gradgrad_samples=3,
+           supports_complex_autograd=False, **_NO_OUT),
     OpInfo(_F + "mish", _logistic, FLOATS, gradgrad_samples=3, **_NO_OUT),
     OpInfo(_F + "softplus", _softplus, FLOATS, gradgrad_samples=4),
     OpInfo(_F + "logsigmoid", _logistic, FLOATS, gradgrad_samples=3),

@@ -1,7 +1,6 @@
 """OpInfo entries for dyngrad/ops/complex_views.py (complex, polar, view_as_real,
-view_as_complex). Their complex outputs are out of the gradient tests' scope
-(tests/ops/test_backward.py): tests/test_pointwise_extra.py compares their gradients, graphs,
-storage sharing, storage offsets and versions with torch."""
+view_as_complex); tests/test_pointwise_extra.py also compares their graphs, storage sharing,
+storage offsets and versions with torch."""
 from __future__ import annotations
 
 import numpy as np
@@ -70,11 +69,10 @@ def _float_only(gen):
 
 
 OP_DB += [
-    OpInfo("complex", _float_only(_pair_samples), FLOATS, supports_autograd=False,
+    OpInfo("complex", _float_only(_pair_samples), FLOATS,
            xfail={("forward", "float16"): _NO_COMPLEX32}),
-    OpInfo("polar", _float_only(_pair_samples), ("float32", "float64"), supports_autograd=False),
+    OpInfo("polar", _float_only(_pair_samples), ("float32", "float64")),
     OpInfo("view_as_real", _as_real_samples, COMPLEX, supports_out=False),
     OpInfo("view_as_complex", _as_complex_samples, FLOATS, supports_out=False,
-           supports_autograd=False,
            xfail={("forward", "float16"): _NO_COMPLEX32}),
 ]

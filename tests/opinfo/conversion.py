@@ -91,8 +91,7 @@ OP_DB += [
     OpInfo("Tensor.to", _to, ALL_DTYPES, supports_out=False),
     *[OpInfo(f"Tensor.{name}", _no_args, ALL_DTYPES, supports_out=False)
       for name in ("double", "float", "half", "long", "bool")],
-    # complex results: complex autograd is out of scope (test_backward skips complex outputs)
-    OpInfo("Tensor.cdouble", _no_args, ALL_DTYPES, supports_out=False, supports_autograd=False),
+    OpInfo("Tensor.cdouble", _no_args, ALL_DTYPES, supports_out=False),
     OpInfo("Tensor.copy_", _copy, ALL_DTYPES, inplace_only=True),
     OpInfo("Tensor.fill_", _fill, ALL_DTYPES, inplace_only=True),
     OpInfo("Tensor.zero_", _no_args, ALL_DTYPES, inplace_only=True),

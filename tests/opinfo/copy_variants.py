@@ -46,8 +46,11 @@ _CASES = {
     "alias_copy": lambda x, t: [SampleInput(t), SampleInput(x(()))],
 }
 
+# torch differentiates complex results of these copies but for select_copy and slice_copy
+_NO_COMPLEX_AUTOGRAD = ("select_copy", "slice_copy")
 OP_DB += [OpInfo(name, _gen(build), ALL_DTYPES,
-                 supports_out=name not in ("split_copy", "split_with_sizes_copy", "unbind_copy"))
+                 supports_out=name not in ("split_copy", "split_with_sizes_copy", "unbind_copy"),
+                 supports_complex_autograd=name not in _NO_COMPLEX_AUTOGRAD)
           for name, build in _CASES.items()]
 OP_DB += [OpInfo("detach_copy", _gen(lambda x, t: [SampleInput(t), SampleInput(x(()))]),
                  ALL_DTYPES, supports_autograd=False)]

@@ -180,6 +180,10 @@ class OpInfo:
         supports_gradgrad: run tests/ops/test_gradgrad.py (default: ``supports_autograd``).
         gradgrad_samples: how many samples test_gradgrad takes (spread over the list; None:
             all), to keep the slowest test short. Gradients are compared with ``tol``.
+        supports_complex_autograd: whether torch differentiates the op's complex results
+            (the gradient tests run complex128 when the op supports it); False where torch
+            refuses ("<op> does not support automatic differentiation for outputs with complex
+            dtype."): tests/ops/test_backward.py's test_complex_autograd_refused checks that.
 
     Gradient xfail keys: ``"backward"``, ``"backward_inplace"``, ``"gradgrad"``,
     ``"graph_parity"``, ``"graph_parity_inplace"``.
@@ -188,7 +192,7 @@ class OpInfo:
     def __init__(self, name, samples, dtypes, *, method=None, inplace=None, supports_out=True,
                  xfail=None, tol=None, variant="", check_values=True, supports_autograd=None,
                  supports_gradgrad=None, gradgrad_samples=None, support=None,
-                 inplace_only=False):
+                 inplace_only=False, supports_complex_autograd=True):
         import torch
         self.name = name
         self.variant = variant
@@ -217,6 +221,7 @@ class OpInfo:
         self.supports_gradgrad = supports_autograd if supports_gradgrad is None \
             else supports_gradgrad
         self.gradgrad_samples = gradgrad_samples
+        self.supports_complex_autograd = supports_complex_autograd
 
     def op(self, lib):
         return resolve(lib, self.name)

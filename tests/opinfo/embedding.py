@@ -41,9 +41,9 @@ def _embedding_functional(dtype, rng):
 
 OP_DB += [
     OpInfo("embedding", _embedding, ALL_DTYPES, supports_out=False, method=False,
-           gradgrad_samples=2),
+           gradgrad_samples=2, supports_complex_autograd=False),
     OpInfo("nn.functional.embedding", _embedding_functional, ALL_DTYPES, supports_out=False,
-           gradgrad_samples=2),
+           gradgrad_samples=2, supports_complex_autograd=False),
 ]
 
 

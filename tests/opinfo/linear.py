@@ -57,7 +57,7 @@ OP_DB += [
     OpInfo("nn.functional.linear", _linear, ALL_BUT_BOOL, supports_out=False, tol=_TOL,
            gradgrad_samples=2),
     OpInfo("nn.functional.bilinear", _bilinear, ALL_BUT_BOOL, supports_out=False, tol=_TOL,
-           gradgrad_samples=2),
+           gradgrad_samples=2, supports_complex_autograd=False),
     OpInfo("_trilinear", _trilinear, ALL_BUT_BOOL, supports_out=False, method=False,
-           inplace=False, tol=_TOL, gradgrad_samples=2),
+           inplace=False, tol=_TOL, gradgrad_samples=2, supports_complex_autograd=False),
 ]

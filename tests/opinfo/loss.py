@@ -229,7 +229,7 @@ OP_DB += [
     OpInfo("nn.functional.smooth_l1_loss", _smooth_l1, FLOATS, gradgrad_samples=2, tol=HALF_TOL),
     OpInfo("nn.functional.huber_loss", _huber, FLOATS, gradgrad_samples=2, tol=HALF_TOL),
     OpInfo("nn.functional.soft_margin_loss", _soft_margin, FLOATS + COMPLEX, gradgrad_samples=2,
-           tol=HALF_TOL),
+           tol=HALF_TOL, supports_complex_autograd=False),
     OpInfo("nn.functional.binary_cross_entropy", _bce, FLOATS, gradgrad_samples=2, tol=HALF_TOL),
     OpInfo("nn.functional.binary_cross_entropy_with_logits", _bce_logits, FLOATS,
            gradgrad_samples=2, tol=HALF_TOL),

@@ -61,7 +61,11 @@ def _logcumsumexp_samples(dtype, rng):
     edge = np.array([[-inf, -inf, 1.0, -inf], [inf, 2.0, inf, -inf]])
     if dtype != "float16":
         out += [SampleInput(big.astype(dtype), 1, desc="stability at +-1000")]
-    out += [SampleInput(edge.astype(dtype), 1, desc="infinities")]
+    if dtype not in COMPLEX:
+        # (complex: torch's own complex add gives (0+0j) + (inf+0j) = inf+nanj, which its
+        # backward formula then meets; dyngrad's add keeps the imaginary 0, so the gradients
+        # at infinities differ: see README's differences)
+        out += [SampleInput(edge.astype(dtype), 1, desc="infinities")]
     return out
 
 

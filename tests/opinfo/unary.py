@@ -158,7 +158,7 @@ OP_DB += [
     OpInfo("round", _round_decimals_samples, FLOATS, variant="decimals"),
     OpInfo("special.round", lambda dt, rng: _round_decimals_samples(dt, rng)[:4], FLOATS),
     OpInfo("frac", chain(lean(-5, 5), edges(1e20, -2.5, 0.75)), FLOATS),
-    OpInfo("nan_to_num", _nan_to_num_samples, ALL_DTYPES),
+    OpInfo("nan_to_num", _nan_to_num_samples, ALL_DTYPES, supports_complex_autograd=False),
     # predicates (bool results)
     *[OpInfo(name, _predicate_samples, ALL_DTYPES, supports_out=False)
       for name in ("isnan", "isinf", "isfinite")],

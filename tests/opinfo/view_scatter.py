@@ -59,7 +59,9 @@ def _diagonal(x, dtype, rng):
 
 _FAST = dict(supports_out=False, gradgrad_samples=3)
 OP_DB += [
-    OpInfo("select_scatter", _gen(_select), ALL_DTYPES, **_FAST),
-    OpInfo("slice_scatter", _gen(_slice), ALL_DTYPES, **_FAST),
+    OpInfo("select_scatter", _gen(_select), ALL_DTYPES, supports_complex_autograd=False,
+           **_FAST),
+    OpInfo("slice_scatter", _gen(_slice), ALL_DTYPES, supports_complex_autograd=False,
+           **_FAST),
     OpInfo("diagonal_scatter", _gen(_diagonal), ALL_DTYPES, **_FAST),
 ]

@@ -16,7 +16,7 @@ import torch
 import dyngrad
 from opinfo import OP_DB
 
-GRAD_DTYPES = ("float32", "float64")
+GRAD_DTYPES = ("float32", "float64", "complex128")
 
 
 def grad_cases(flag: str, dtypes=GRAD_DTYPES, inplace=False):
@@ -26,7 +26,8 @@ def grad_cases(flag: str, dtypes=GRAD_DTYPES, inplace=False):
     def wanted(op):
         return op.inplace if inplace else inplace is None or not op.inplace_only
     return [pytest.param(op, dt, id=f"{op.id}-{dt}") for op in OP_DB if getattr(op, flag)
-            and wanted(op) for dt in dtypes if dt in op.dtypes]
+            and wanted(op) for dt in dtypes if dt in op.dtypes
+            and (op.supports_complex_autograd or not dt.startswith("complex"))]
 
 
 def _is_tensor(value) -> bool:
@@ -34,7 +35,7 @@ def _is_tensor(value) -> bool:
 
 
 def _floating(t) -> bool:
-    return t.dtype.is_floating_point
+    return t.dtype.is_floating_point or t.dtype.is_complex
 
 
 def _mark(value, leaves):
@@ -90,8 +91,14 @@ def sample_seed(op, dtype, index, salt="") -> int:
 def random_like(tensors, seed):
     """NumPy arrays of normal values, one per tensor (same shape and dtype)."""
     rng = np.random.default_rng(seed)
-    return [rng.standard_normal(tuple(t.shape)).astype(str(t.dtype).split(".")[-1])
-            for t in tensors]
+    out = []
+    for t in tensors:
+        dtype = str(t.dtype).split(".")[-1]
+        values = rng.standard_normal(tuple(t.shape))
+        if t.dtype.is_complex:
+            values = values + 1j * rng.standard_normal(tuple(t.shape))
+        out.append(np.asarray(values).astype(dtype))
+    return out
 
 
 def as_tensors(arrays, lib, requires_grad=False):

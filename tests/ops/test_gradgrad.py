@@ -1,6 +1,7 @@
 """Second derivatives of every twice-differentiable op in the database against live torch.
 
-For each OpInfo (``supports_gradgrad``) × sample, in float64: the first gradients are taken
+For each OpInfo (``supports_gradgrad``) × sample, in float64 and (where torch differentiates
+the op's complex results) complex128: the first gradients are taken
 with ``create_graph=True`` and with cotangents that themselves require grad (as torch's
 gradgradcheck does, so the formulas' linearity in ``grad`` is checked too). Which first
 gradients are attached to a graph must agree with torch; then ``autograd.grad(first_grads,
@@ -19,7 +20,8 @@ from ._grad_support import (StrictXfail, as_tensors, assert_grads_close, assert_
                             grad_cases, random_like, run_with_grad, sample_seed)
 
 
-@pytest.mark.parametrize("op,dtype", grad_cases("supports_gradgrad", ("float64",), inplace=None))
+@pytest.mark.parametrize("op,dtype", grad_cases("supports_gradgrad", ("float64", "complex128"),
+                                                inplace=None))
 def test_gradgrad(op, dtype):
     with StrictXfail(op.xfail_reason("gradgrad", dtype)):
         _check_gradgrad(op, dtype)
@@ -40,7 +42,7 @@ def _check_gradgrad(op, dtype):
         tleaves, touts, texc = run_with_grad(op, sample, torch)
         if texc is not None or not tleaves:
             continue
-        pick = [i for i, o in enumerate(touts) if o.requires_grad and not o.is_complex()]
+        pick = [i for i, o in enumerate(touts) if o.requires_grad]
         if not pick:
             continue          # bool/int results (comparisons): test_backward checks them
         differentiable += 1
