@@ -44,6 +44,9 @@ def _record(spec, inputs, rest, kwargs, outputs):
     Called only when grad mode is on and some input requires grad. `inputs` are the op's
     tensor inputs (Python numbers where torch would wrap a scalar), `outputs` the new tensors.
     """
+    if not spec.complex_autograd and any(t._data.dtype.kind == "c" for t in outputs):
+        raise RuntimeError(f"{spec.base} does not support automatic differentiation for "
+                           "outputs with complex dtype.")
     node = _new(spec.node_cls)
     node._seq = _next_sequence_nr()
     edges = []

@@ -53,7 +53,7 @@ class OpSpec:
                  "node_cls", "arg_positions", "arg_defaults", "saves_result",
                  "save_when", "save_plan", "link_requiring_only", "saved_outputs",
                  "kernel_dtypes", "jvp_fn", "ufunc", "layout_reversed", "array_view",
-                 "wraps_scalars", "fast_path", "one_input_plain")
+                 "wraps_scalars", "fast_path", "one_input_plain", "complex_autograd")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False, outputs=(),
@@ -125,6 +125,8 @@ class OpSpec:
                                 and not self.list_input
                                 and len(self.save_plan) <= 1)
         self.node_cls = _node_class(self) if node else None
+        # False for the ops torch will not differentiate on complex results (_record refuses)
+        self.complex_autograd = True
         self.__wrapped__ = kernel
         self.doc = kernel.__doc__
         # the fast path _run takes when `fast` (None where it does not apply); made last, as
@@ -309,7 +311,8 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
           inputs=("self",), variants=("function", "method"), saves=(), view: bool = False,
           differentiable=None, nondiff_outputs=(), public: str | None = None,
           nopromote=(), pointwise: bool = False, scalars=None, outputs=(),
-          kernel_dtypes: bool = False, ufunc: str | None = None, fast: bool | None = None):
+          kernel_dtypes: bool = False, ufunc: str | None = None, fast: bool | None = None,
+          complex_autograd: bool = True):
     """Declare a primitive op: the decorated function is its forward kernel on arrays.
 
     With ``view=True`` the kernel instead maps geometry to geometry (see ``_run_view``).
@@ -331,7 +334,9 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
     ``ufunc="add"``: the kernel, given its tensor arguments alone, is that backend ufunc (Note
     [Kernels that are one ufunc]). ``fast=True`` lets an op that does its own dtype checks
     (``promote=Promote.NONE``, such as ``mm``) take the fast paths when its one or two tensor
-    arguments share a dtype (see Note [Hot path] in _dispatch.py).
+    arguments share a dtype (see Note [Hot path] in _dispatch.py). ``complex_autograd=False``:
+    torch refuses to record the op on complex results ("<op> does not support automatic
+    differentiation for outputs with complex dtype."), and so does ``_record``.
     """
 
     def deco(kernel):
@@ -342,6 +347,8 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
             spec.ufunc = getattr(_npb.xp, ufunc)
         if fast is not None:
             spec.fast = fast
+        if not complex_autograd:   # recorded by _record alone, which makes the check
+            spec.complex_autograd = spec.fast = spec.one_input_plain = False
         if scalars is not None:
             spec.scalars = frozenset(spec.inputs.index(n) for n in scalars)
         OPS[name] = spec

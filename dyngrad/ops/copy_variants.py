@@ -45,12 +45,17 @@ def _copy(xp, flat, geometry):
     return xp.array(_npb.strided(flat, *geometry), copy=True, order="C")
 
 
+# torch differentiates the complex results of every copy but these two
+_NO_COMPLEX_AUTOGRAD = ("select_copy", "slice_copy")
+
+
 def _declare(view_name, copy_name, multi=False):
     view = _SPECS[view_name]
     overload = view_name.partition(".")[2]
     spec = defop(f"{copy_name}.{overload}" if overload else copy_name, node=view.node + "_copy",
                  promote=Promote.NONE, variants=("function",) if multi else ("function", "out"),
-                 public=copy_name)(_copy_kernel(view))
+                 public=copy_name, complex_autograd=copy_name not in _NO_COMPLEX_AUTOGRAD)(
+        _copy_kernel(view))
     spec.backward(view.backward_fn)
     spec.jvp(AUTO_LINEAR)
     return spec

@@ -28,7 +28,7 @@ def _check_indices(indices, fname):
 
 @defop("embedding", node="EmbeddingBackward0", promote=Promote.NONE,
        inputs=("weight", "indices"), differentiable=("weight",), nopromote=("indices",),
-       saves=("indices",), variants=("function",), scalars=())
+       saves=("indices",), variants=("function",), scalars=(), complex_autograd=False)
 def embedding(xp, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     """Rows of ``weight`` picked by ``indices``: shape ``indices.shape + (dim,)``."""
     if weight.ndim != 2:

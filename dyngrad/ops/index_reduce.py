@@ -27,7 +27,7 @@ from .._utils import canonical_dim
 from ..autograd.forward_ad import _has_tangent, check_supported, fw_not_implemented
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ._selection import contiguous, structured_out_check
-from .gather_scatter import _delayed_error, tensor_arg
+from .gather_scatter import _delayed_error, no_complex_autograd, tensor_arg
 from .index_add import index_func_checks
 from .join import int_arg
 from .pointwise import _not_implemented, _warn_once
@@ -165,14 +165,18 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     if out is not None:
         structured_out_check(input.dtype, out)
         return _index_reduce(*args, out=out)
-    return _index_reduce(*args)
+    result = _index_reduce(*args)
+    no_complex_autograd("index_reduce", result.dtype, input, source)   # (not index_reduce_)
+    return result
 
 
 def _index_reduce_method(self, dim, index, source, reduce, *, include_self=True):
     tensor_arg("index_reduce", "index", index, 2)
     tensor_arg("index_reduce", "source", source, 3)
     dim = _checks(self, dim, index, source, reduce)
-    return _index_reduce(self, index, source, dim, reduce, include_self)
+    result = _index_reduce(self, index, source, dim, reduce, include_self)
+    no_complex_autograd("index_reduce", result.dtype, self, source)
+    return result
 
 
 def index_reduce_(self, dim, index, source, reduce, *, include_self=True):

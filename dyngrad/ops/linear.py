@@ -59,7 +59,7 @@ def _letters(n):
 
 @defop("_trilinear", node="TrilinearBackward0", promote=Promote.NONE,
        inputs=("i1", "i2", "i3"), variants=("function",), scalars=(),
-       saves=("i1", "i2", "i3"))
+       saves=("i1", "i2", "i3"), complex_autograd=False)
 def _trilinear(xp, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
     """Each input, unsqueezed at its ``expand`` dims, multiplied together; the ``sumdim`` dims
     summed away. One einsum; size-1 (broadcast) dims are dropped from the contraction."""

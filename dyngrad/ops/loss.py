@@ -345,8 +345,12 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
                            "to argument 'target'. This input cannot have requires_grad True.")
     if input.dtype.is_floating_point:
         return soft_margin_loss_op(input, target, code)
-    # integer/complex inputs: aten's composite and its errors
-    return apply_reduction((-input).mul_(target).exp_().add_(1.0).log_(), code)
+    # integer/complex inputs: aten's composite and its errors; torch's op refuses to record
+    # complex results
+    result = apply_reduction((-input).mul_(target).exp_().add_(1.0).log_(), code)
+    from .gather_scatter import no_complex_autograd
+    no_complex_autograd("soft_margin_loss", result.dtype, input)
+    return result
 
 
 # -- binary cross entropy ------------------------------------------------------------------------

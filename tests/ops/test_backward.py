@@ -101,16 +101,14 @@ _REFUSED = [pytest.param(op, id=op.id) for op in OP_DB
 _REFUSAL = "does not support automatic differentiation for outputs with complex dtype"
 # ops whose refusal dyngrad does not raise yet (each needs torch's check in its public
 # function, as gather_scatter.no_complex_autograd does for scatter_reduce)
-_NOT_REFUSED = {"select_copy", "slice_copy", "embedding", "nn.functional.embedding",
-                "index_reduce.prod", "index_reduce.mean", "nn.functional.bilinear", "_trilinear",
-                "nn.functional.soft_margin_loss"}
+
 
 
 @pytest.mark.parametrize("op", _REFUSED)
 def test_complex_autograd_refused(op):
     """The ops marked ``supports_complex_autograd=False``: torch refuses to record their complex
     results ("<op> does not support automatic differentiation for outputs with complex
-    dtype."), and so does dyngrad (but for _NOT_REFUSED: strict xfails)."""
+    dtype."), and so does dyngrad."""
     for sample in op.sample_inputs("complex128"):
         _, _, texc = run_with_grad(op, sample, torch)
         if texc is not None and _REFUSAL in str(texc):
@@ -118,7 +116,5 @@ def test_complex_autograd_refused(op):
     else:
         raise AssertionError(f"{op.id}: torch differentiates its complex results; drop "
                              "supports_complex_autograd=False")
-    with StrictXfail("dyngrad differentiates complex results where torch refuses to"
-                     if op.id in _NOT_REFUSED else None):
-        _, _, exc = run_with_grad(op, sample, dyngrad)
-        assert_same_error(exc, texc, f"{op.id} {sample}")
+    _, _, exc = run_with_grad(op, sample, dyngrad)
+    assert_same_error(exc, texc, f"{op.id} {sample}")
