@@ -359,8 +359,18 @@ def _tensordot(input1, input2, dims1, dims2):
         [t2.shape[i] for i in range(input2.ndim) if i not in c2]
     size1 = _numel(t1.shape[i] for i in range(input1.ndim) if i not in c1)
     size2 = _numel(t2.shape[i] for i in range(input2.ndim) if i not in c2)
-    t1 = _m("reshape")(_m("permute")(t1, p1), (size1, csize))
-    t2 = _m("reshape")(_m("permute")(t2, p2), (csize, size2))
+    t1, t2 = _m("permute")(t1, p1), _m("permute")(t2, p2)
+    if size1 == 1 and size2 == 1:
+        # nothing left but the contraction: torch takes a dot of the flattened operands, or,
+        # when one cannot be flattened as a view, the sum of their squeezed product
+        if t1.is_contiguous() and t2.is_contiguous():
+            t1 = t1 if t1.dim() == 1 else _m("reshape")(t1, (csize,))
+            t2 = t2 if t2.dim() == 1 else _m("reshape")(t2, (csize,))
+            return _m("reshape")(FUNCTIONS["dot"](t1, t2), rsizes)
+        product = FUNCTIONS["mul"](_m("squeeze")(t1), _m("squeeze")(t2))
+        return _m("reshape")(_m("sum")(product, dtype=product.dtype), rsizes)
+    t1 = _m("reshape")(t1, (size1, csize))
+    t2 = _m("reshape")(t2, (csize, size2))
     return _m("reshape")(mm(t1, t2), rsizes)
 
 

@@ -54,7 +54,11 @@ def _tensordot(dtype, rng):
            SampleInput(transposed((3, 2), dtype, rng), a((2, 4)), 1),
            SampleInput(a((2, 3)), a((4, 3)), dims=1), SampleInput(a((2, 3)), a((3, 4)), dims=-1),
            SampleInput(a((2, 3)), a((3, 4)), dims=3),
-           SampleInput(a((2, 3)), a((3, 4)), dims=([1], [0, 1]))]
+           SampleInput(a((2, 3)), a((3, 4)), dims=([1], [0, 1])),
+           # nothing left but the contraction: torch's dot (DotBackward0)
+           SampleInput(a((3, 4)), a((3, 4)), 2), SampleInput(a((4,)), a((4,)), 1),
+           SampleInput(a((1, 4)), a((4,)), 1), SampleInput(a((1, 3)), a((1, 3)), 2),
+           SampleInput(transposed((3, 2), dtype, rng), a((2, 3)), dims=([0, 1], [1, 0]))]
     if dtype != "float64":
         out.append(SampleInput(a((2, 3)), _arr((3, 4), "float64", rng), 1, desc="dtypes"))
     return out
