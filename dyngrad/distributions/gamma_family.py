@@ -1,12 +1,8 @@
 """The gamma family: Gamma, Chi2, Beta, Dirichlet, StudentT.
 
 Samples reproduce torch's stream for a seed (see _gamma_sampling.py: torch's Marsaglia-Tsang
-kernel on dyngrad's copy of torch's generator), and Gamma/Chi2/StudentT rsample gradients use
-torch's _standard_gamma_grad.
-
-Differences from torch: Dirichlet and Beta rsample gradients are taken through the gammas
-(see _gamma_sampling._Dirichlet), not torch's _dirichlet_grad: same samples, different
-(equally unbiased) per-sample gradients.
+kernel on dyngrad's copy of torch's generator); Gamma/Chi2/StudentT rsample gradients use
+torch's _standard_gamma_grad, Dirichlet/Beta ones torch's _dirichlet_grad.
 """
 from __future__ import annotations
 

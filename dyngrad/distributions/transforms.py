@@ -737,3 +737,9 @@ class PositiveDefiniteTransform(Transform):
 
     def _inverse(self, y):
         return LowerCholeskyTransform().inv(torch.linalg.cholesky(y))
+
+
+from .transforms_cat import (CatTransform, CumulativeDistributionTransform,  # noqa: E402
+                             StackTransform)
+
+__all__ += ["CatTransform", "CumulativeDistributionTransform", "StackTransform"]
