@@ -6,3 +6,4 @@ from .parameter import (Buffer, Parameter, UninitializedBuffer,  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from . import init, utils  # noqa: F401,E402
 from . import parallel  # noqa: F401,E402  (DistributedDataParallel)
+from .parallel import DataParallel  # noqa: F401,E402

@@ -89,3 +89,18 @@ __all__ += ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTra
 from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
 
 __all__ += ["AdaptiveLogSoftmaxWithLoss"]
+
+# fractional max pooling (fractional_pool.py)
+from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
+
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+
+# torch's legacy cross-channel LRN (lrn_legacy.py)
+from .lrn_legacy import CrossMapLRN2d  # noqa: E402
+
+__all__ += ["CrossMapLRN2d"]
+
+# batch norm across processes (sync_batchnorm.py)
+from .sync_batchnorm import SyncBatchNorm  # noqa: E402
+
+__all__ += ["SyncBatchNorm"]

@@ -1,6 +1,6 @@
 """Pooling modules (torch.nn.modules.pooling): MaxPool1d/2d/3d, AvgPool1d/2d/3d, adaptive
 average and max pooling in 1, 2 and 3 dims, max unpooling and power-average (LP) pooling. The
-fractional variants are missing because nn.functional has no kernel for them yet."""
+fractional variants live in fractional_pool.py."""
 from __future__ import annotations
 
 from ..._tensor import Tensor
