@@ -81,6 +81,15 @@ CASES = {
     "vjp structure mismatch": lambda lib, F: F.vjp(lambda x: x.sin(), _t(lib, [1., 2.]))[1](
         (_t(lib, [1., 2.]),)),
     "vjp non-tensor primal": lambda lib, F: F.vjp(lambda x: x, 3.0),
+    "vjp non-tensor output": lambda lib, F: F.vjp(lambda x: (x, 3.0), _t(lib, [1.])),
+    "grad non-tensor aux": lambda lib, F: F.grad(lambda x: (x.sum(), {"a": 1}), has_aux=True)(
+        _t(lib, [1.])),
+    "jacrev non-tensor output": lambda lib, F: F.jacrev(lambda x: 3.0)(_t(lib, [1.])),
+    "jvp non-tensor primal": lambda lib, F: F.jvp(lambda x: x, (3.0,), (1.0,)),
+    "grad with keywords": lambda lib, F: F.grad(lambda x, p=2: (x ** p).sum())(
+        _t(lib, [1., 2.]), p=3),
+    "vmap with keywords": lambda lib, F: F.vmap(lambda x, scale=1.0: x * scale)(
+        lib.ones(2, 3), scale=2.0),
     # jvp and linearize
     "jvp": lambda lib, F: F.jvp(lambda x: x.sin() * x, (_t(lib, [0.3, 0.6]),),
                                 (_t(lib, [1., -1.]),)),

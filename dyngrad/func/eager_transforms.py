@@ -66,6 +66,12 @@ def _replace(args, argnums, new):
     return tuple(args)
 
 
+def _only_tensors(values, message: str) -> None:
+    for v in values:
+        if not _is_tensor(v):
+            raise RuntimeError(f"{message}, got unsupported type {type(v)}")
+
+
 # -- grad ----------------------------------------------------------------------------------------
 def _split_aux(output, has_aux: bool, api: str):
     if not has_aux:
@@ -73,6 +79,7 @@ def _split_aux(output, has_aux: bool, api: str):
     if not (isinstance(output, tuple) and len(output) == 2):
         raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) "
                            "if has_aux is True")
+    _only_tensors(tree_flatten(output[1])[0], "Expected tensors")   # aux leaves the level too
     return output
 
 
@@ -150,12 +157,7 @@ def vjp(func, *primals, has_aux: bool = False):
         output = func(*diff)
         output, aux = _split_aux(output, has_aux, "vjp(f, *primals)")
         flat_out, out_spec = tree_flatten(output)
-        for o in flat_out:
-            if not _is_tensor(o):
-                raise RuntimeError("Expected pytree structure of cotangents to be the same as "
-                                   "pytree structure of outputs to the function. "
-                                   f"cotangents: {out_spec.pprint()}, primal output: "
-                                   f"{out_spec.pprint()}")
+        _only_tensors(flat_out, "vjp(f, *primals): expected f(*primals) to return only tensors")
     flat_primals, primals_spec = tree_flatten(diff)
 
     def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
@@ -200,9 +202,11 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
                            "structure. For example, if primals is a tuple of 3 tensors, "
                            "tangents also must be. Got primals with structure "
                            f"{p_spec!r} and tangents with structure {t_spec!r}")
-    for p, t in zip(flat_p, flat_t):
-        if not (_is_tensor(p) and _is_tensor(t)):
-            raise RuntimeError(f"{_JVP}: Expected primals to be a tuple of Tensors")
+    for name, values in (("primals", flat_p), ("tangents", flat_t)):
+        for v in values:
+            if not _is_tensor(v):
+                raise RuntimeError(f"{_JVP}: Expected {name} to only contain Tensors, got "
+                                   f"{type(v)}")
     if strict:
         raise RuntimeError(f"{_JVP}: strict=True is not implemented yet.")
     if fwAD._state.level >= 0:   # one dual level at a time (as torch's forward_ad): nest by vjps
@@ -315,9 +319,8 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None,
             flat_in, in_spec = tree_flatten(diff)
             per_output = []
             for o in flat_out:
-                if not _is_tensor(o):
-                    raise RuntimeError("jacrev(f, ...)(*args): expected f(*args) to return "
-                                       f"only tensors, got unsupported type {type(o)}")
+                _only_tensors([o], "vjp(f, *primals): expected f(*primals) to return only "
+                                   "tensors")   # (torch's jacrev reports through its vjp)
                 rows = [[] for _ in flat_in]
                 for e in _basis_rows(o):
                     for k, g in enumerate(_grads_of([o], flat_in, [e])):
