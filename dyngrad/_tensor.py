@@ -8,6 +8,8 @@ anything needs it (a view, ``untyped_storage()``, an in-place version bump).
 """
 from __future__ import annotations
 
+import re
+
 import warnings
 
 from . import _dtypes as D
@@ -631,6 +633,19 @@ def _unary_fast_path(spec):
     return _dispatch.unary_fast_path(spec, lambda self: run(spec, (self,), {}))
 
 
+_POSITION = re.compile(r"(\w+)\(\): argument '(\w+)' \(position (\d+)\)")
+
+
+def _method_position(err: TypeError, spec) -> TypeError:
+    """The dispatcher counts `self` among an op's arguments ("position 2"); torch's message for
+    a method call does not (``x.add('a')``: "argument 'other' (position 1)")."""
+    m = _POSITION.match(str(err))
+    if m is None or m.group(1) != spec.base:
+        return err
+    fixed = f"{m.group(1)}(): argument '{m.group(2)}' (position {int(m.group(3)) - 1})"
+    return TypeError(fixed + str(err)[m.end():])
+
+
 def _as_method(fn, name):
     if isinstance(fn, _registry.OpSpec):       # one frame less on the hot path
         spec, run = fn, _dispatch._run
@@ -640,10 +655,16 @@ def _as_method(fn, name):
             def method(self, *args, **kwargs):
                 if not args and not kwargs:
                     return fast(self)
-                return run(spec, (self,) + args, kwargs)
+                try:
+                    return run(spec, (self,) + args, kwargs)
+                except TypeError as e:
+                    raise _method_position(e, spec) from None
         else:
             def method(self, *args, **kwargs):
-                return run(spec, (self,) + args, kwargs)
+                try:
+                    return run(spec, (self,) + args, kwargs)
+                except TypeError as e:
+                    raise _method_position(e, spec) from None
     else:
         def method(self, *args, **kwargs):
             return fn(self, *args, **kwargs)
