@@ -636,13 +636,14 @@ def _unary_fast_path(spec):
 _POSITION = re.compile(r"(\w+)\(\): argument '(\w+)' \(position (\d+)\)")
 
 
-def _method_position(err: TypeError, spec) -> TypeError:
+def _method_position(err: TypeError, spec, name=None) -> TypeError:
     """The dispatcher counts `self` among an op's arguments ("position 2"); torch's message for
-    a method call does not (``x.add('a')``: "argument 'other' (position 1)")."""
+    a method call does not (``x.add('a')``: "argument 'other' (position 1)"), and names an
+    in-place method as called (``add_()``)."""
     m = _POSITION.match(str(err))
     if m is None or m.group(1) != spec.base:
         return err
-    fixed = f"{m.group(1)}(): argument '{m.group(2)}' (position {int(m.group(3)) - 1})"
+    fixed = f"{name or m.group(1)}(): argument '{m.group(2)}' (position {int(m.group(3)) - 1})"
     return TypeError(fixed + str(err)[m.end():])
 
 
@@ -665,6 +666,14 @@ def _as_method(fn, name):
                     return run(spec, (self,) + args, kwargs)
                 except TypeError as e:
                     raise _method_position(e, spec) from None
+    elif getattr(fn, "__func__", None) is _registry.OpSpec.call_inplace:   # Tensor.add_ ...
+        spec = fn.__self__
+
+        def method(self, *args, **kwargs):
+            try:
+                return fn(self, *args, **kwargs)
+            except TypeError as e:
+                raise _method_position(e, spec, name) from None
     else:
         def method(self, *args, **kwargs):
             return fn(self, *args, **kwargs)

@@ -1,7 +1,8 @@
 """A wrong argument type in a method call: torch's message counts positions after ``self``
 (``x.add('a')``: "argument 'other' (position 1)"), its function form counts ``self`` too
 (``torch.add(x, 'a')``: "position 2"). Checked for every registry op that is a Tensor method
-with a second input, wherever torch answers with that message."""
+with a second input (in-place ones too: ``add_()``), wherever torch answers with that
+message."""
 from __future__ import annotations
 
 import re
@@ -27,9 +28,14 @@ def _torch_says_position(name) -> bool:
 
 
 # (the others get another message from torch: an overload list, a conversion error...)
+def _spec(fn):
+    """The op behind a method: an OpSpec, or the OpSpec whose in-place call it is."""
+    return fn if isinstance(fn, OpSpec) else getattr(fn, "__self__", None)
+
+
 _NAMES = sorted(n for n, fn in METHODS.items()
-                if isinstance(fn, OpSpec) and fn.n_inputs >= 2 and hasattr(torch.Tensor, n)
-                and _torch_says_position(n))
+                if isinstance(_spec(fn), OpSpec) and _spec(fn).n_inputs >= 2
+                and hasattr(torch.Tensor, n) and _torch_says_position(n))
 
 
 @pytest.mark.parametrize("name", _NAMES)
