@@ -9,7 +9,6 @@ anything needs it (a view, ``untyped_storage()``, an in-place version bump).
 from __future__ import annotations
 
 import re
-
 import warnings
 
 from . import _dtypes as D

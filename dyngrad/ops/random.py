@@ -51,12 +51,6 @@ def _init_genrand(seed: int):
     return xp.array(key, dtype=xp.uint32)
 
 
-# Note [Generator state as torch keeps it]
-# torch's mt19937 counts with `left` (words before the next regeneration, plus one) and `next`
-# (the index of the next word); a freshly seeded engine has left=1, next=0 and regenerates on
-# its first draw. NumPy's MT19937 keeps only `pos` (624: regenerate first). After k draws from
-# a block torch has next=k, left=625-k, which is pos=k=625-left; a fresh seed is pos=624 too,
-# told apart by `_fresh` so that get_state() gives torch's bytes.
 _draw_guards = []   # callables told of each draw, innermost last (see draw_guard)
 
 
@@ -71,6 +65,12 @@ def draw_guard(guard):
         _draw_guards.remove(guard)
 
 
+# Note [Generator state as torch keeps it]
+# torch's mt19937 counts with `left` (words before the next regeneration, plus one) and `next`
+# (the index of the next word); a freshly seeded engine has left=1, next=0 and regenerates on
+# its first draw. NumPy's MT19937 keeps only `pos` (624: regenerate first). After k draws from
+# a block torch has next=k, left=625-k, which is pos=k=625-left; a fresh seed is pos=624 too,
+# told apart by `_fresh` so that get_state() gives torch's bytes.
 class Generator:
     """A random number generator (``torch.Generator``): torch's CPU Mersenne Twister.
 
