@@ -159,10 +159,18 @@ def _normal_scalar(g, n, mean, std):
     m = n - i
     if m:
         pairs = (m + 1) // 2
-        u = uniform01_double(g, 2 * pairs).reshape(pairs, 2)
-        r = xp.sqrt(-2.0 * xp.log1p(-u[:, 1]))
-        th = 2.0 * math.pi * u[:, 0]
-        z = xp.stack([r * xp.cos(th), r * xp.sin(th)], axis=1).ravel()
+        u = uniform01_double(g, 2 * pairs)
+        if pairs <= 8:   # a few samples (randn(3)): Python's math beats a dozen array calls
+            z = []
+            for j in range(0, 2 * pairs, 2):
+                r = math.sqrt(-2.0 * math.log1p(-float(u[j + 1])))
+                th = 2.0 * math.pi * float(u[j])
+                z += (r * math.cos(th), r * math.sin(th))
+        else:
+            u = u.reshape(pairs, 2)
+            r = xp.sqrt(-2.0 * xp.log1p(-u[:, 1]))
+            th = 2.0 * math.pi * u[:, 0]
+            z = xp.stack([r * xp.cos(th), r * xp.sin(th)], axis=1).ravel()
         out[i:] = z[:m]
         if m % 2:
             g.next_double_normal = float(z[-1])
