@@ -646,17 +646,6 @@ def _method_position(err: TypeError, spec, name=None) -> TypeError:
     return TypeError(fixed + str(err)[m.end():])
 
 
-def _composite_position(err: TypeError, name: str) -> TypeError:
-    """``_method_position`` for a method written as a function of ``self`` (a composite): its
-    checks count ``self`` as position 1, as the function form does. A message already giving a
-    method's position (1) is left alone."""
-    m = _POSITION.match(str(err))
-    if m is None or m.group(1) not in (name, name.rstrip("_")) or int(m.group(3)) < 2:
-        return err
-    fixed = f"{name}(): argument '{m.group(2)}' (position {int(m.group(3)) - 1})"
-    return TypeError(fixed + str(err)[m.end():])
-
-
 def _as_method(fn, name):
     if isinstance(fn, _registry.OpSpec):       # one frame less on the hot path
         spec, run = fn, _dispatch._run
@@ -686,10 +675,7 @@ def _as_method(fn, name):
                 raise _method_position(e, spec, name) from None
     else:
         def method(self, *args, **kwargs):
-            try:
-                return fn(self, *args, **kwargs)
-            except TypeError as e:
-                raise _composite_position(e, name) from None
+            return fn(self, *args, **kwargs)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = getattr(fn, "__doc__", None)
     return method

@@ -1,8 +1,8 @@
 """A wrong argument type in a method call: torch's message counts positions after ``self``
 (``x.add('a')``: "argument 'other' (position 1)"), its function form counts ``self`` too
 (``torch.add(x, 'a')``: "position 2"). Checked for every registry op that is a Tensor method
-with a second input (in-place ones too: ``add_()``) and for the composites listed below,
-wherever torch answers with that message."""
+with a second input (in-place ones too: ``add_()``), wherever torch answers with that
+message."""
 from __future__ import annotations
 
 import re
@@ -33,24 +33,15 @@ def _spec(fn):
     return fn if isinstance(fn, OpSpec) else getattr(fn, "__self__", None)
 
 
-# methods written as functions of self (composites) whose own checks give torch's message
-_COMPOSITES = ("allclose", "arctan2", "arctan2_", "bincount", "broadcast_to", "cholesky_solve",
-               "copy_", "diff", "dist", "div", "div_", "equal", "expand", "flip", "gcd", "gcd_",
-               "heaviside", "heaviside_", "histc", "igamma", "igamma_", "igammac", "igammac_",
-               "inner", "is_same_size", "isclose", "lcm", "lcm_", "ldexp", "ldexp_", "matmul",
-               "multinomial", "mvlgamma", "mvlgamma_", "new_empty", "new_ones", "new_zeros",
-               "permute", "polygamma", "prelu", "repeat", "reshape", "resize_", "resize_as_",
-               "roll", "rot90", "slice_scatter", "split_with_sizes", "sub", "sub_", "tile",
-               "triangular_solve", "type_as", "unsafe_split_with_sizes")
 _NAMES = sorted(n for n, fn in METHODS.items()
-                if (n in _COMPOSITES or isinstance(_spec(fn), OpSpec) and _spec(fn).n_inputs >= 2)
+                if isinstance(_spec(fn), OpSpec) and _spec(fn).n_inputs >= 2
                 and hasattr(torch.Tensor, n) and _torch_says_position(n))
 
 
 @pytest.mark.parametrize("name", _NAMES)
 def test_method_and_function_positions(name):
     calls = [lambda lib, x: getattr(x, name)("zz")]
-    if hasattr(torch, name) and name not in _COMPOSITES:   # (composites: the method form)
+    if hasattr(torch, name):
         calls.append(lambda lib, x: getattr(lib, name)(x, "zz"))
     for call in calls:
         expected = _error(lambda: call(torch, torch.ones(2, 2)))
