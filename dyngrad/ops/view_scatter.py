@@ -21,7 +21,6 @@ from ..backends import numpy_backend as _npb
 from . import shape as S
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR
-from .gather_scatter import no_complex_autograd
 from .creation import cast_array
 
 
@@ -46,9 +45,12 @@ def _write_view(xp, self, src, kernel, *args):
     return out
 
 
+# (torch cannot differentiate select_scatter and slice_scatter on complex outputs, while it can
+# diagonal_scatter: hence complex_autograd=False on these two)
 @defop("select_scatter", node="SelectScatterBackward0", promote=Promote.NONE,
-       inputs=("self", "src"), variants=(), scalars=())
+       inputs=("self", "src"), scalars=(), complex_autograd=False)
 def _select_scatter(xp, self, src, dim, index):
+    """A copy of ``input`` with ``src`` written at ``input.select(dim, index)``."""
     return _write_view(xp, self, src, S._select.kernel, dim, index)
 
 
@@ -64,8 +66,9 @@ _select_scatter.jvp(AUTO_LINEAR)
 
 
 @defop("slice_scatter", node="SliceScatterBackward0", promote=Promote.NONE,
-       inputs=("self", "src"), variants=(), scalars=())
+       inputs=("self", "src"), scalars=(), complex_autograd=False)
 def _slice_scatter(xp, self, src, dim=0, start=None, end=None, step=1):
+    """A copy of ``input`` with ``src`` written at ``input[start:end:step]`` along ``dim``."""
     return _write_view(xp, self, src, S._slice.kernel, dim, start, end, step)
 
 
@@ -98,20 +101,3 @@ def _(ctx, grad):
 diagonal_scatter.jvp(AUTO_LINEAR)
 
 
-# torch cannot differentiate these two on complex outputs (diagonal_scatter it can)
-def select_scatter(input, src, dim, index):
-    """A copy of ``input`` with ``src`` written at ``input.select(dim, index)``."""
-    result = _select_scatter(input, src, dim, index)
-    no_complex_autograd("select_scatter", result.dtype, input, src)
-    return result
-
-
-def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
-    """A copy of ``input`` with ``src`` written at ``input[start:end:step]`` along ``dim``."""
-    result = _slice_scatter(input, src, dim, start, end, step)
-    no_complex_autograd("slice_scatter", result.dtype, input, src)
-    return result
-
-
-for _fn in (select_scatter, slice_scatter):
-    FUNCTIONS[_fn.__name__] = METHODS[_fn.__name__] = _fn
