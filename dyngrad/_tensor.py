@@ -18,6 +18,7 @@ from ._utils import Size, canonical_dim, contiguous_strides
 from .autograd import grad_mode as _gm
 from .autograd import views as _views
 from .autograd import backward as _autograd_backward
+from .autograd.saved import unpack_unboxed as _unpack_unboxed
 from .backends import numpy_backend as _npb
 _ndarray = _npb.ndarray
 
@@ -206,6 +207,9 @@ class Tensor:
 
     def data_ptr(self) -> int:
         return _npb.data_ptr(self._data)
+
+    # a node keeps an input nothing has written yet as it is: Note [Saved inputs without a box]
+    _unpack_saved = _unpack_unboxed
 
     @property
     def _version(self) -> int:

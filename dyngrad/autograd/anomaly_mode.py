@@ -272,7 +272,9 @@ def _saved_role(saved, node):
     if not entries:
         return None
     for i, entry in enumerate(entries):
-        if entry is saved:
+        # (an input kept without a box is matched by the tensor its box holds: Note [Saved
+        # inputs without a box])
+        if entry is saved or entry is getattr(saved, "tensor", saved):
             spec = getattr(type(node), "spec", None)
             if spec is not None and i < len(spec.saves):
                 return f"`{spec.saves[i]}`"

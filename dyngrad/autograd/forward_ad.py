@@ -297,6 +297,8 @@ class _Primal:
     def unpack(self, node):
         return self.value
 
+    _unpack_saved = unpack
+
 
 _NEEDED = object()   # a non-None "edge": ctx.needs_input_grad is True for inputs with tangents
 

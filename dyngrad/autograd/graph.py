@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 from ..utils.hooks import RemovableHandle
 from .saved import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks  # noqa: F401
+from .saved import boxed
 
 _next_sequence_nr = itertools.count().__next__
 UINT64_MAX = 2 ** 64 - 1
@@ -334,12 +335,13 @@ class OpNode(Node):
         if saved is None:
             from .saved import FREED_MESSAGE
             raise RuntimeError(FREED_MESSAGE)
+        # (entries are tensors or boxes: Note [Saved inputs without a box] in saved.py)
         if len(saved) == 2:   # (the commonest counts without a comprehension: 0.1 us a call)
             a, b = saved
-            return a.unpack(self), b.unpack(self)
+            return a._unpack_saved(self), b._unpack_saved(self)
         if len(saved) == 1:
-            return saved[0].unpack(self),
-        return tuple([s.unpack(self) for s in saved])
+            return saved[0]._unpack_saved(self),
+        return tuple([s._unpack_saved(self) for s in saved])
 
     @property
     def needs_input_grad(self) -> tuple:
@@ -387,11 +389,19 @@ class OpNode(Node):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _saved_entry(self, key):
+        """The SavedTensor (or other box) kept for `key`; an unboxed input gets its box here,
+        kept in its place so that hooks registered on it stay (Note [Saved inputs without a
+        box])."""
         saved = self._saved
         if saved is None:
             from .saved import FREED_MESSAGE
             raise RuntimeError(FREED_MESSAGE)
-        return saved[self.spec.saves.index(key)]
+        i = self.spec.saves.index(key)
+        entry = saved[i]
+        box = boxed(entry)
+        if box is not entry:
+            self._saved = saved[:i] + (box,) + saved[i + 1:]
+        return box
 
 
 _NODE_CLASSES: dict = {}

@@ -12,6 +12,19 @@ point backwards in the graph, so they are kept as they are (``_saved_self is x``
 The version check reads the Storage's counter, which views and ``detach()`` share (Note
 [Version counters] in _storage.py): any in-place write through any alias is caught.
 
+Note [Saved inputs without a box]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Most saved values are inputs that nothing has written in place yet (version 0): fresh results
+of earlier ops. A node keeps such an input as the tensor itself, without a SavedTensor around
+it (``SavedTensor.of_input``): the version it had when saved is 0 by construction, so the box
+would only hold that 0. Unpacking checks that the version is still 0 (``Tensor._unpack_saved``)
+and raises the same message a box would. Everything else is boxed: outputs, inputs already
+written in place, inputs saved under saved-tensor hooks, Python numbers. Every entry of
+``node._saved`` answers ``_unpack_saved(node)``; code that needs the box itself
+(``_raw_saved_self``, register_hooks) asks for it with ``boxed``. The box costs a third of what
+recording a binary op costs beyond its kernel (an object and three attributes per saved input),
+and the 100 000-op chain keeps 100 000 fewer objects alive.
+
 Note [Saved tensor hooks]
 ~~~~~~~~~~~~~~~~~~~~~~~~~
 Inside ``saved_tensors_hooks(pack, unpack)`` a SavedTensor keeps ``pack(tensor)`` (called under
@@ -83,16 +96,19 @@ class SavedTensor:
             self.version = 0 if st is None else st.version
 
     @staticmethod
-    def of_input(tensor) -> "SavedTensor":
-        """``SavedTensor(tensor)`` for an op's input: the same object, built without the
-        constructor's frame when no saved-tensor hooks are pushed (the recorder's hot path)."""
+    def of_input(tensor):
+        """What a node keeps for an op's input: the tensor itself when nothing has written it
+        yet and no saved-tensor hooks are pushed (Note [Saved inputs without a box]), else
+        ``SavedTensor(tensor)``, built without the constructor's frame where it can be."""
         if _hooks_active or tensor._is_inference:
             return SavedTensor(tensor)
+        st = tensor._storage
+        if st is None or not st.version:
+            return tensor
         self = _new(SavedTensor)
         self.is_output = False
         self.tensor = tensor
-        st = tensor._storage
-        self.version = 0 if st is None else st.version
+        self.version = st.version
         return self
 
     def current_version(self) -> int:
@@ -129,6 +145,8 @@ class SavedTensor:
             from . import forward_ad
             forward_ad._restore_saved_tangent(t, self.fw)
         return t
+
+    _unpack_saved = unpack   # the protocol of node._saved's entries (Note [Saved inputs ...])
 
     # -- saved tensor hooks (Note [Saved tensor hooks]) ----------------------------------------
     def _pack(self, tensor, pack_hook, unpack_hook, output_nr=0):
@@ -185,6 +203,26 @@ class SavedTensor:
                 f"inplace operation: {desc}{which} is at version {self.current_version()}; "
                 f"expected version {self.version} instead. {hint}"
                 + anomaly_mode.inplace_details(self, node, storage))
+
+
+def boxed(entry):
+    """A node's saved entry as a SavedTensor: an unboxed input (Note [Saved inputs without a
+    box]) gets the box it would have had, version 0; anything else is returned as it is."""
+    if isinstance(entry, _tensor_class()):
+        box = _new(SavedTensor)
+        box.is_output = False
+        box.tensor = entry
+        box.version = 0
+        return box
+    return entry
+
+
+def unpack_unboxed(tensor, node):
+    """``Tensor._unpack_saved``: an unboxed saved input, checked to be still at version 0."""
+    st = tensor._storage
+    if st is not None and st.version:
+        raise RuntimeError(boxed(tensor)._modified_message(node))
+    return tensor
 
 
 class _Packed:

@@ -114,10 +114,14 @@ def _record_binary(spec, a, b, bt, out):
     # (_edge's commonest case, an input made by an op, inlined)
     if not a._requires_grad:
         ea = _NO_EDGE
-    elif a._grad_fn is not None and a._base is None:
-        ea = (a._grad_fn, a._output_nr)
-    else:
+    elif a._base is not None:
         ea = _edge(a)
+    elif a._grad_fn is not None:
+        ea = (a._grad_fn, a._output_nr)
+    else:   # a leaf: its live AccumulateGrad (weakly held), else _edge makes one
+        ea = a._accumulator
+        ea = ea() if ea is not None else None
+        ea = (ea, 0) if ea is not None else _edge(a)
     data = a._data
     ma = (data.shape, data.dtype)
     if bt is None:   # b is a Python number
@@ -126,10 +130,14 @@ def _record_binary(spec, a, b, bt, out):
     else:
         if not b._requires_grad:
             eb = _NO_EDGE
-        elif b._grad_fn is not None and b._base is None:
-            eb = (b._grad_fn, b._output_nr)
-        else:
+        elif b._base is not None:
             eb = _edge(b)
+        elif b._grad_fn is not None:
+            eb = (b._grad_fn, b._output_nr)
+        else:   # (a leaf, as for `a`)
+            eb = b._accumulator
+            eb = eb() if eb is not None else None
+            eb = (eb, 0) if eb is not None else _edge(b)
         node.next_functions = (ea, eb)
         data = b._data
         shape = data.shape
@@ -152,13 +160,9 @@ def _record_binary(spec, a, b, bt, out):
                 saved.append(_SavedValue(t))
             elif _saved_module._hooks_active or t._is_inference:
                 saved.append(SavedTensor(t))
-            else:   # SavedTensor.of_input(t), inlined
-                s = _new(SavedTensor)
-                s.is_output = False
-                s.tensor = t
+            else:   # SavedTensor.of_input(t), inlined (Note [Saved inputs without a box])
                 st = t._storage
-                s.version = 0 if st is None else st.version
-                saved.append(s)
+                saved.append(t if st is None or not st.version else _saved_input(t))
         node._saved = tuple(saved)
     else:
         node._saved = ()
@@ -210,6 +214,8 @@ class _NotSaved:
     def unpack(self, node):
         return None
 
+    _unpack_saved = unpack
+
 
 _NOT_SAVED = _NotSaved()
 
@@ -224,3 +230,5 @@ class _SavedValue:
 
     def unpack(self, node):
         return self.value
+
+    _unpack_saved = unpack

@@ -66,7 +66,7 @@ def _tensor_desc(t) -> str:
 
 def _saved_entries(fn):
     """(role, SavedTensor) for a node's saved tensors that carry a version."""
-    from ..autograd.saved import SavedTensor
+    from ..autograd.saved import SavedTensor, boxed
     saved = getattr(fn, "_saved", None)
     if not saved:
         return []
@@ -74,6 +74,7 @@ def _saved_entries(fn):
     names = list(spec.saves) if spec is not None else []
     out = []
     for i, s in enumerate(saved):
+        s = boxed(s)   # (an input kept as it is: Note [Saved inputs without a box])
         if isinstance(s, SavedTensor) and s.version is not None:
             role = names[i] if i < len(names) else f"saved[{i}]"
             if s.is_output:
