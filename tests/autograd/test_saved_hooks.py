@@ -297,6 +297,42 @@ def test_raw_saved_register_hooks():
     np.testing.assert_allclose(got[3], want[3], rtol=1e-6)
 
 
+def test_raw_saved_register_hooks_on_an_input():
+    """An input saved at version 0 is kept without a box (Note [Saved inputs without a box]):
+    its _raw_saved_self still takes hooks, which the backward then runs, as torch's does."""
+    def run(lib):
+        log = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        b = y * y.sin()
+        raw = b.grad_fn._raw_saved_self
+        raw.register_hooks(lambda t: (log.append("p"), t.detach())[1],
+                           lambda t: (log.append("u"), t * 1)[1])
+        same = b.grad_fn._raw_saved_self is raw
+        b.sum().backward()
+        return log, same, as_np(x.grad)
+    want, got = on_both(run)
+    assert got[:2] == want[:2]
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-6)
+
+
+@pytest.mark.parametrize("written_before", [False, True])
+def test_saved_input_versions(written_before):
+    """A saved input written in place after it was saved fails the backward with torch's
+    message, whether it was kept as it is (version 0) or in a box (written before)."""
+    def run(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        if written_before:
+            y.add_(1)
+        b = y * x
+        y.mul_(2)
+        return _error(lambda: b.sum().backward())
+    want, got = on_both(run)
+    assert got[0] == want[0] == "RuntimeError"
+    assert torch_part(got[1]) == want[1]
+
+
 def test_hooks_are_thread_local():
     import threading
 
