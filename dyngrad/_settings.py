@@ -27,7 +27,9 @@ class _State:
     interop_set = False
     deterministic = False
     deterministic_warn_only = False
-    matmul_precision = "highest"
+    # the float32 matmul precision as torch keeps it: one setting for CUDA's matmuls and one for
+    # the others ("ieee", "tf32" or "bf16"; see get_float32_matmul_precision)
+    matmul_cuda = matmul_other = "ieee"
     warn_always = False
     flush_denormal = False
     default_device = None
@@ -147,11 +149,34 @@ def set_float32_matmul_precision(precision: str) -> None:
                       "/__w/pytorch/pytorch/aten/src/ATen/Context.cpp:458.)", UserWarning,
                       stacklevel=2)
         return
-    _state.matmul_precision = precision
+    _state.matmul_cuda = _state.matmul_other = _PRECISION_MODES[precision]
+
+
+_PRECISION_MODES = {"highest": "ieee", "high": "tf32", "medium": "bf16"}
+_MIXED_PRECISION = ("PyTorch is checking the matmul precision without a specific backend name,"
+                    "Current status indicate that you have used mix of the legacy and new APIs to "
+                    "set the matmul precision. We suggest only using the new API for matmul "
+                    "precision. See also: https://pytorch.org/docs/main/notes/cuda.html"
+                    "#tensorfloat-32-tf32-on-ampere-and-later-devices")
 
 
 def get_float32_matmul_precision() -> str:
-    return _state.matmul_precision
+    """The precision set_float32_matmul_precision set. ``backends.cuda.matmul.allow_tf32``
+    changes only the CUDA half of it (as in torch): where the halves then disagree, torch
+    refuses to name one precision, and so do we."""
+    cuda, other = _state.matmul_cuda, _state.matmul_other
+    if cuda == other or other == "ieee":
+        return {"ieee": "highest", "tf32": "high", "bf16": "medium"}[cuda]
+    raise RuntimeError(_MIXED_PRECISION)
+
+
+def _set_cuda_matmul_tf32(allow: bool) -> None:
+    """``backends.cuda.matmul.allow_tf32 = allow``: the CUDA half of the precision."""
+    _state.matmul_cuda = "tf32" if allow else "ieee"
+
+
+def _cuda_matmul_tf32() -> bool:
+    return _state.matmul_cuda != "ieee"
 
 
 def set_warn_always(b: bool, /) -> None:

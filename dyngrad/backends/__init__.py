@@ -6,3 +6,7 @@
 from . import numpy_backend
 
 BACKENDS = {"cpu": numpy_backend}
+
+# torch.backends' own namespaces (flags for libraries dyngrad does not use; see _flags.py)
+from ._flags import disable_global_flags, flags_frozen  # noqa: E402,F401
+from . import cuda, cudnn, mkldnn, mps  # noqa: E402,F401
