@@ -197,6 +197,23 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return softmax(-input, dim, dtype)
 
 
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """nn.functional.gumbel_softmax: ``softmax((logits + g) / tau)`` with g ~ Gumbel(0, 1)
+    drawn as ``-log(Exponential(1))`` from the generator (torch's draws, so seeded samples
+    are torch's). ``hard=True`` returns the one-hot of the argmax with the soft sample's
+    gradient (the straight-through estimator: ``y_hard - y_soft.detach() + y_soft``)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    from .creation import empty_like, zeros_like
+    gumbels = -empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
 def _method(fn):
     def method(self, dim, dtype=None):
         return fn(self, dim, dtype)
@@ -210,3 +227,4 @@ for _name, _fn in (("softmax", softmax), ("log_softmax", log_softmax)):
 FUNCTIONS["nn.functional.softmax"] = softmax_functional
 FUNCTIONS["nn.functional.log_softmax"] = log_softmax_functional
 FUNCTIONS["nn.functional.softmin"] = softmin
+FUNCTIONS["nn.functional.gumbel_softmax"] = gumbel_softmax
