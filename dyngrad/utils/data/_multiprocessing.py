@@ -208,7 +208,4 @@ class MultiProcessingDataLoaderIter:
 
     def __del__(self):
         if not getattr(self, "_shutdown", True):
-            try:
-                self._shutdown_workers()
-            except Exception:  # noqa: BLE001 -- at interpreter exit (the workers are daemons)
-                pass
+            self._shutdown_workers()
