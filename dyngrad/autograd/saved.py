@@ -105,11 +105,7 @@ class SavedTensor:
         st = tensor._storage
         if st is None or not st.version:
             return tensor
-        self = _new(SavedTensor)
-        self.is_output = False
-        self.tensor = tensor
-        self.version = st.version
-        return self
+        return _input_box(tensor, st.version)
 
     def current_version(self) -> int:
         if self.is_output:
@@ -205,16 +201,19 @@ class SavedTensor:
                 + anomaly_mode.inplace_details(self, node, storage))
 
 
+def _input_box(tensor, version) -> SavedTensor:
+    """``SavedTensor(tensor)`` for an input at `version`, without the constructor's frame."""
+    box = _new(SavedTensor)
+    box.is_output = False
+    box.tensor = tensor
+    box.version = version
+    return box
+
+
 def boxed(entry):
     """A node's saved entry as a SavedTensor: an unboxed input (Note [Saved inputs without a
     box]) gets the box it would have had, version 0; anything else is returned as it is."""
-    if isinstance(entry, _tensor_class()):
-        box = _new(SavedTensor)
-        box.is_output = False
-        box.tensor = entry
-        box.version = 0
-        return box
-    return entry
+    return _input_box(entry, 0) if isinstance(entry, _tensor_class()) else entry
 
 
 def unpack_unboxed(tensor, node):
