@@ -28,6 +28,7 @@ import threading
 
 from . import grad_mode as _gm
 from ..backends import numpy_backend as npb
+from . import graph as _graph
 from .graph import AccumulateGrad, GradientEdge, OpNode, _graph_task, gradient_edge
 from .anomaly_mode import _state as _anomaly
 from .profiler import _state as _profiler
@@ -332,6 +333,8 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
         run_node, plain, inline = _observed_run_node, False, False
     cap_nodes = None if captures is None else {e[0] for e in captures}
     ready = None   # the only ready node, kept out of the heap (see below)
+    if visit is not None:
+        _graph._pruning += 1   # (see OpNode.needs_input)
     try:
         while heap or ready is not None:
             if ready is not None:
@@ -420,6 +423,8 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     finally:
         _state.grad_enabled = prev_grad_mode
         _task.id, _task.can_checkpoint, _task.nodes, _task.visit, _task.grad_leaves = prev_task
+        if visit is not None:
+            _graph._pruning -= 1
 
     if inputs is not None:
         if accumulate:   # backward(inputs=...): accumulate what was captured, leaf or not

@@ -298,6 +298,12 @@ class _GraphTask(threading.local):
 
 
 _graph_task = _GraphTask()
+# How many backward passes, in all threads, prune their graph (a `visit` set: autograd.grad or
+# backward(inputs=)). While none does, needs_input answers without the thread-local read. An
+# update lost between threads can only make it answer True for a pruned edge: the formula then
+# computes a gradient that the engine drops, as it does for every gradient it does not want.
+_pruning = 0
+_Tensor = None   # the Tensor class (set by ops/_registry.py): saved_tensors' unboxed inputs
 
 
 class OpNode(Node):
@@ -338,7 +344,10 @@ class OpNode(Node):
         # (entries are tensors or boxes: Note [Saved inputs without a box] in saved.py)
         if len(saved) == 2:   # (the commonest counts without a comprehension: 0.1 us a call)
             a, b = saved
-            return a._unpack_saved(self), b._unpack_saved(self)
+            # (an input whose Storage object was never made has never been written: nothing
+            # to check, and no call to make)
+            return (a if type(a) is _Tensor and a._storage is None else a._unpack_saved(self),
+                    b if type(b) is _Tensor and b._storage is None else b._unpack_saved(self))
         if len(saved) == 1:
             return saved[0]._unpack_saved(self),
         return tuple([s._unpack_saved(self) for s in saved])
@@ -356,6 +365,8 @@ class OpNode(Node):
         fn = self.next_functions[i][0]
         if fn is None:
             return False
+        if not _pruning:
+            return True
         visit = _graph_task.visit
         return visit is None or fn in visit
 

@@ -1,8 +1,8 @@
 """Recording an op's node: its edges, its inputs' metadata, what it saves (DESIGN.md §1).
 
 The dispatcher (_dispatch.py) calls ``_record`` once an op has run with grad mode on and an
-input that requires grad; the binary fast path calls ``_record_binary``, the same steps for two
-inputs (Note [Hot path] in _dispatch.py).
+input that requires grad; the binary fast path takes the same steps for two inputs in its own
+frame (Note [Recording in the binary fast path] in _dispatch.py).
 """
 from __future__ import annotations
 
@@ -99,77 +99,6 @@ def _record(spec, inputs, rest, kwargs, outputs):
                          if out._grad_fn is node else SavedTensor(out))
     node._saved = tuple(saved)
     if _anomaly.enabled:   # anomaly mode: remember the forward call (autograd/anomaly_mode.py)
-        from ..autograd.anomaly_mode import record_node
-        record_node(node)
-    return node
-
-
-def _record_binary(spec, a, b, bt, out):
-    """``_record(spec, (a, b), (), None, (out,))`` for an op of the binary fast path whose
-    declaration asks for nothing beyond edges, input metadata and saved inputs (see
-    ``binary_fast_path``): the same steps with the loops over the two inputs unrolled. `bt` is
-    `b` when it is a Tensor, None when it is a Python number."""
-    node = _new(spec.node_cls)
-    node._seq = _next_sequence_nr()
-    # (_edge's commonest case, an input made by an op, inlined)
-    if not a._requires_grad:
-        ea = _NO_EDGE
-    elif a._base is not None:
-        ea = _edge(a)
-    elif a._grad_fn is not None:
-        ea = (a._grad_fn, a._output_nr)
-    else:   # a leaf: its live AccumulateGrad (weakly held), else _edge makes one
-        ea = a._accumulator
-        ea = ea() if ea is not None else None
-        ea = (ea, 0) if ea is not None else _edge(a)
-    data = a._data
-    ma = (data.shape, data.dtype)
-    if bt is None:   # b is a Python number
-        node.next_functions = (ea, _NO_EDGE)
-        node._meta = (ma, None)
-    else:
-        if not b._requires_grad:
-            eb = _NO_EDGE
-        elif b._base is not None:
-            eb = _edge(b)
-        elif b._grad_fn is not None:
-            eb = (b._grad_fn, b._output_nr)
-        else:   # (a leaf, as for `a`)
-            eb = b._accumulator
-            eb = eb() if eb is not None else None
-            eb = (eb, 0) if eb is not None else _edge(b)
-        node.next_functions = (ea, eb)
-        data = b._data
-        shape = data.shape
-        # (inputs alike share one metadata tuple: two fewer objects for the cyclic GC to track)
-        node._meta = (ma, ma if shape == ma[0] and data.dtype is ma[1] else (shape, data.dtype))
-    node._args = ()
-    node._kwargs = None
-    plan = spec.save_plan
-    if plan:
-        inputs = (a, b)
-        saved = []
-        for i, when in plan:
-            if when >= 0:
-                w = inputs[when]
-                if (w is b and bt is None) or not w._requires_grad:
-                    saved.append(_NOT_SAVED)
-                    continue
-            t = inputs[i]
-            if t is b and bt is None:
-                saved.append(_SavedValue(t))
-            elif _saved_module._hooks_active or t._is_inference:
-                saved.append(SavedTensor(t))
-            else:   # SavedTensor.of_input(t), inlined (Note [Saved inputs without a box])
-                st = t._storage
-                saved.append(t if st is None or not st.version else _saved_input(t))
-        node._saved = tuple(saved)
-    else:
-        node._saved = ()
-    if out._data.dtype.kind in "fc":
-        out._grad_fn = node
-        out._requires_grad = True
-    if _anomaly.enabled:
         from ..autograd.anomaly_mode import record_node
         record_node(node)
     return node

@@ -21,6 +21,7 @@ import inspect
 
 from .. import _dtypes as D
 from .._promotion import Promote, elementwise_dtypes, promote_types, scalar_dtype, _combine
+from ..autograd import graph as _graph
 from ..autograd.graph import node_class as _node_class
 from ..backends import numpy_backend as _npb
 from . import _dispatch
@@ -40,6 +41,7 @@ def _bind_tensor_class(tensor_cls, wrap) -> None:
     global _Tensor
     _Tensor = tensor_cls
     _dispatch._bind_tensor_class(tensor_cls, wrap)
+    _graph._Tensor = tensor_cls
 
 
 class OpSpec:

@@ -103,6 +103,10 @@ def add(xp, self, other, *, alpha=1, _into=None):
 
 @add.backward
 def _(ctx, grad):
+    if not ctx._kwargs and grad._data.dtype.kind != "c":
+        # alpha 1, the commonest call: both gradients are `grad` (where an input needs none,
+        # the engine drops it, as it does for every edge to nowhere)
+        return grad, grad
     out = grad, _maybe_multiply(grad, _alpha(ctx)) if ctx.needs_input(1) else None
     return _r_to_c(ctx, out) if grad._data.dtype.kind == "c" else out
 
@@ -220,7 +224,12 @@ def _(ctx, grad):
     if grad._data.dtype.kind == "c":   # Note [Complex gradients]
         return _r_to_c(ctx, (grad * conj(other) if ctx.needs_input(0) else None,
                              grad * conj(self) if ctx.needs_input(1) else None))
-    return grad * other if ctx.needs_input(0) else None, grad * self if ctx.needs_input(1) else None
+    # (the hottest formula reads its edges itself rather than making two calls of
+    # ctx.needs_input: an edge that autograd.grad's inputs= prune gets a gradient, which the
+    # engine then drops)
+    to_self, to_other = ctx.next_functions
+    return (grad * other if to_self[0] is not None else None,
+            grad * self if to_other[0] is not None else None)
 
 
 mul.jvp(MULTILINEAR)
