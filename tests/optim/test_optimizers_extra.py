@@ -483,9 +483,12 @@ def compare_lbfgs_state(ours, theirs, rtol, where=""):
 
 @pytest.mark.parametrize("kwargs", LBFGS_GRID, ids=LBFGS_IDS)
 def test_lbfgs_on_an_mlp_matches_torch(kwargs):
-    """Up to 80 quasi-Newton iterations amplify the matmuls' last-bit differences (NumPy and
-    torch round them differently) to ~1e-7 in the directions."""
-    lbfgs_lockstep(kwargs, "float64", loss_fn, make_data, rtol=1e-6)
+    """Up to 60 quasi-Newton iterations in lockstep. They amplify the matmuls' last-bit
+    differences (NumPy and torch round them differently): with the defaults the params still
+    agree to ~5e-13 after 60 iterations, but after 80 (a fourth step) the run nears its
+    optimum and how far the gradients drift apart depends on the CPU's BLAS kernels (1e-7 of
+    their size on one machine, 2e-6 on an AVX-512 one)."""
+    lbfgs_lockstep(kwargs, "float64", loss_fn, make_data, steps=3, rtol=1e-6)
 
 
 @pytest.mark.parametrize("kwargs", LBFGS_GRID, ids=LBFGS_IDS)
