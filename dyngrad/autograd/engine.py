@@ -395,9 +395,11 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                         buf = buffers.get(nxt)
                         if buf is None and nr == 0:
                             buffers[nxt] = [g]
-                        elif nr == 0 and owned is not None and nxt in owned \
-                                and buf[0]._data.shape == g._data.shape:
-                            buf[0]._data += g._data   # _add_to_buffer's in-place sum, inlined
+                        elif nr == 0 and owned is not None and nxt in owned:
+                            try:   # _add_to_buffer's in-place sum, inlined
+                                buf[0]._data += g._data
+                            except ValueError:   # (a gradient the sum would broadcast: NumPy
+                                _add_to_buffer(buffers, nxt, nr, g, owned)   # refuses, in time)
                         else:
                             _add_to_buffer(buffers, nxt, nr, g, owned)
                 left = deps[nxt] - 1

@@ -368,6 +368,9 @@ def binary_fast_path(spec, otherwise):
     cache = spec._dtype_cache
     node_cls = spec.node_cls
     plan = spec.save_plan    # (input index, index of the input that needs it or -1)
+    n_saved = len(plan)      # (a plan of one or two entries is also unpacked for the closure)
+    i0, w0 = plan[0] if n_saved else (0, -1)
+    i1, w1 = plan[1] if n_saved > 1 else (0, -1)
     # a node made here: every input linked, no output saved or left out (else _record makes it)
     plain = spec.diff_index is None and not spec.link_requiring_only \
         and not spec.saves_result and not spec.nondiff_outputs
@@ -451,7 +454,18 @@ def binary_fast_path(spec, otherwise):
             shape = y.shape
             # (inputs alike share one metadata tuple: two fewer objects for the cyclic GC)
             node._meta = (ma, ma if shape == x.shape else (shape, dt))
-        if plan:                         # the saved inputs
+        if not plan:                     # the saved inputs
+            node._saved = ()
+        elif bt is not None and n_saved <= 2 and a._storage is None and b._storage is None \
+                and not (_saved_module._hooks_active or a._is_inference or b._is_inference):
+            # (the commonest case, unrolled: two tensors never written, no saved-tensor hooks;
+            # an entry is its input itself, or _NOT_SAVED where the input whose gradient
+            # needs it requires none)
+            inputs = (a, b)
+            s0 = inputs[i0] if w0 < 0 or inputs[w0]._requires_grad else _NOT_SAVED
+            node._saved = (s0,) if n_saved == 1 else \
+                (s0, inputs[i1] if w1 < 0 or inputs[w1]._requires_grad else _NOT_SAVED)
+        else:
             inputs = (a, b)
             saved = []
             for i, when in plan:
@@ -469,8 +483,6 @@ def binary_fast_path(spec, otherwise):
                     st = s._storage
                     saved.append(s if st is None or not st.version else _saved_input(s))
             node._saved = tuple(saved)
-        else:
-            node._saved = ()
         t._grad_fn = node
         t._requires_grad = True
         if _anomaly.enabled:   # anomaly mode: remember the forward call (anomaly_mode.py)
