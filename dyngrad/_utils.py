@@ -46,6 +46,11 @@ def canonical_dim(dim: int, ndim: int, wrap_scalar: bool = True) -> int:
 
 
 def canonical_dims(dims, ndim: int) -> tuple:
+    # (the commonest call first: one dim, in range)
+    d = dims if type(dims) is int else \
+        dims[0] if (type(dims) is tuple or type(dims) is list) and len(dims) == 1 else None
+    if type(d) is int and -ndim <= d < ndim:
+        return (d + ndim if d < 0 else d,)
     if isinstance(dims, int):
         dims = (dims,)
     out = tuple(canonical_dim(d, ndim) for d in dims)

@@ -180,6 +180,30 @@ def test_vector_norm_double_backward(ord):
                create_graph=True)
 
 
+def _node_names(t):
+    """Every node name reached from t.grad_fn, depth first (AccumulateGrad unprefixed)."""
+    names, stack = [], [t.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is not None:
+            names.append(fn.name().split("::")[-1])
+            stack.extend(f for f, _ in reversed(fn.next_functions))
+    return names
+
+
+@pytest.mark.parametrize("ord", [1, 2, 3, 0.5, -1, INF, -INF])
+def test_vector_norm_gradient_graph_matches_torch(ord):
+    """The gradient's own graph (what a double backward runs through) has torch's nodes: a
+    zero norm (or entry) is masked in place, MaskedFillBackward0, not a where."""
+    graphs = []
+    for lib in (dyngrad, torch):
+        x = lib.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=lib.float64,
+                       requires_grad=True)
+        g, = lib.autograd.grad(lib.linalg.vector_norm(x, ord, 1).sum(), x, create_graph=True)
+        graphs.append(_node_names(g))
+    assert graphs[0] == graphs[1]
+
+
 @pytest.mark.parametrize("case", ["var", "var dim", "std", "var_mean", "std_mean dim",
                                   "var correction 0", "std unbiased=False"])
 def test_variance_double_backward(case):

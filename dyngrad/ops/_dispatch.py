@@ -520,12 +520,19 @@ def _relayout(result, arrays):
     if type(result) is not _ndarray or result.ndim < 2:
         return result
     arrays = [a for a in arrays if type(a) is _ndarray]
-    if result.flags.c_contiguous and all(a.flags.c_contiguous for a in arrays) and (
-            1 not in result.shape or all(a.shape == result.shape for a in arrays)):
+    if result.flags.c_contiguous:
         # the common case: contiguous operands (broadcast ones too: their stride-0 dims decide
         # nothing in torch's ordering), contiguous result; a size-1 dim of a broadcast result
         # takes its stride from that ordering, so such results go through it
-        return result
+        shape = result.shape
+        plain = 1 not in shape
+        for a in arrays:
+            if not a.flags.c_contiguous:
+                break
+            if not plain and a.shape != shape:
+                break
+        else:
+            return result
     want = elementwise_strides(result.shape, arrays)
     itemsize = result.itemsize
     want = tuple([s * itemsize for s in want])

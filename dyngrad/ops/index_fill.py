@@ -209,6 +209,8 @@ _FILL_WARNING = ("Use of {}_ on expanded tensors is deprecated. Please clone() t
 
 
 def _expanded(t) -> bool:
+    if 0 not in t._data.strides:   # (the common case, without building stride())
+        return False
     return any(s == 0 and n > 1 for n, s in zip(t._data.shape, t.stride()))
 
 
@@ -276,20 +278,26 @@ def _mask_check(mask) -> None:
                            f"{_c10(D.from_np(mask.dtype))}")
 
 
-def _masked_fill_kernel(xp, self, mask, value, shape):
+def _masked_fill_kernel(xp, self, mask, value, into=None):
+    """`self` broadcast with `mask`, `value` where the mask is True; written straight into
+    `into` (the target of an in-place call with nothing to record, which masked_fill_ has
+    checked: Note [In-place kernels write into the target] in _dispatch.py)."""
     _mask_check(mask)
     fill = _fill_value(value, self.dtype)
-    out = xp.array(xp.broadcast_to(self, shape), order="C")
-    out[xp.broadcast_to(mask, shape)] = fill
-    return out
+    if into is not None:
+        xp.copyto(into, fill, where=mask)
+        return into
+    out = xp.where(mask, fill, self)   # (one pass; a contiguous result, as torch's)
+    return out if out.flags.c_contiguous else xp.ascontiguousarray(out)
 
 
 @defop("masked_fill.Scalar", node="MaskedFillBackward0", promote=Promote.NONE,
        inputs=("self", "mask"), differentiable=("self",), saves=("mask",), variants=(),
        scalars=())
-def _masked_fill_scalar(xp, self, mask, value):
-    shape = _broadcast_pair(mask.shape, self.shape)
-    return _masked_fill_kernel(xp, self, mask, value, shape)
+def _masked_fill_scalar(xp, self, mask, value, *, _into=None):
+    if mask.shape != self.shape and _into is None:   # (masked_fill_ has checked its shapes)
+        _broadcast_pair(mask.shape, self.shape)   # torch's error for shapes that do not broadcast
+    return _masked_fill_kernel(xp, self, mask, value, _into)
 
 
 @_masked_fill_scalar.backward
@@ -305,9 +313,9 @@ _masked_fill_scalar.jvp(FROM_BACKWARD)
        inputs=("self", "mask", "value"), differentiable=("self", "value"), saves=("mask",),
        variants=(), scalars=())
 def _masked_fill_tensor(xp, self, mask, value):
-    shape = _broadcast_pair(mask.shape, self.shape)
+    _broadcast_pair(mask.shape, self.shape)
     _value_dim_check("masked_fill_", value)
-    return _masked_fill_kernel(xp, self, mask, value.item(), shape)
+    return _masked_fill_kernel(xp, self, mask, value.item())
 
 
 @_masked_fill_tensor.backward
@@ -351,10 +359,12 @@ def masked_fill_(self, mask, value):
     if is_tensor:
         _value_dim_check("masked_fill_", value._data)
     _mask_check(mask._data)
-    shape = _broadcast_pair(self._data.shape, mask._data.shape)
-    if shape != self._data.shape:
-        raise RuntimeError(f"output with shape {shape_str(self._data.shape)} doesn't match the "
-                           f"broadcast shape {shape_str(shape)}")
+    shape = self._data.shape
+    if mask._data.shape != shape:
+        shape = _broadcast_pair(self._data.shape, mask._data.shape)
+        if shape != self._data.shape:
+            raise RuntimeError(f"output with shape {shape_str(self._data.shape)} doesn't match "
+                               f"the broadcast shape {shape_str(shape)}")
     fill = value.item() if is_tensor else value
 
     def write():

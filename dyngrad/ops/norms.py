@@ -22,10 +22,6 @@ from ._registry import FUNCTIONS, METHODS, OPS, defop
 from .reduction import _dims, dense, reduced_axes, unsqueeze_multiple, write_out
 
 
-def _where(cond, a, b):
-    return FUNCTIONS["where"](cond, a, b)
-
-
 def _ord_str(ord) -> str:
     """An order as torch's C++ prints a Scalar (-2, -0.5, inf)."""
     if isinstance(ord, float):
@@ -63,6 +59,16 @@ def _check_dtype(dtype, x_dtype, name):
 @defop("linalg_vector_norm", node="LinalgVectorNormBackward0", promote=Promote.NONE,
        variants=(), saves=("self", "result"), kernel_dtypes=True, scalars=())
 def _vector_norm(xp, self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if ord == 2 and dtype is None and self.dtype.kind == "f" and self.size:
+        # the commonest call, the Euclidean norm of a real tensor: what the code below computes,
+        # without its checks (none can fail here)
+        axes = reduced_axes(dim, self.ndim)
+        for a in axes:
+            if self.shape[a] != 1:   # (else |x| exactly, below)
+                x = self if self.dtype == xp.float64 else self.astype(xp.float64)
+                with xp.errstate(over="ignore", invalid="ignore"):
+                    r = xp.sqrt(xp.add.reduce(x * x, axis=axes, keepdims=keepdim))
+                return xp.asarray(r, self.dtype, order="C")
     name = "linalg.vector_norm"
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
@@ -113,21 +119,22 @@ def norm_backward(grad, self, p, norm, dim, keepdim):
         return None
     if p == 1.0:
         return self.sgn() * grad
-    if p == 2.0:
-        return grad * _where(norm == 0, 0.0, self / norm)   # 0 (not NaN) at a zero norm
+    if p == 2.0:   # 0 (not NaN) at a zero norm
+        return grad * (self / norm).masked_fill_(norm == 0, 0)
     if math.isinf(p):
         # the gradient of amax(|x|), shared by the maxima (or the NaNs)
         self_abs = self.abs()
         mask = (self_abs == norm) | (self_abs != self_abs)
         return self.sgn() * ((grad / mask.sum(list(dim), True)) * mask)
+    # (a zero entry, or a zero norm, gets 0 rather than NaN: masked in place, as torch does)
     if p < 1.0:
-        self_scaled = self.sgn() * _where(self == 0, 0.0, self.abs() ** (p - 1))
+        self_scaled = self.sgn() * (self.abs() ** (p - 1)).masked_fill_(self == 0, 0)
         return self_scaled * grad * norm ** (1 - p)
     if p < 2.0:
         self_scaled = self.sgn() * self.abs() ** (p - 1)
     else:
         self_scaled = self * self.abs() ** (p - 2)
-    return self_scaled * _where(norm == 0, 0.0, grad / norm ** (p - 1))
+    return self_scaled * (grad / norm ** (p - 1)).masked_fill_(norm == 0, 0)
 
 
 @_vector_norm.backward
