@@ -390,16 +390,6 @@ def test_dataloader_shuffle_drop_last_lengths_like_torch():
     both(run)
 
 
-def test_dataloader_num_workers_runs_in_process():
-    ds = data_ds(dyngrad)
-    with pytest.warns(UserWarning, match="no worker processes are started"):
-        loader = ddata.DataLoader(ds, batch_size=4, num_workers=2, persistent_workers=True,
-                                  prefetch_factor=4)
-    expected = list(tdata.DataLoader(data_ds(torch), batch_size=4))
-    same_batch(list(loader), expected)
-    assert ddata.get_worker_info() is None and tdata.get_worker_info() is None
-
-
 def test_dataloader_pin_memory_warns_like_torch():
     messages = []
     for lib, data in LIBS.values():

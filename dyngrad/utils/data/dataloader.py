@@ -1,32 +1,26 @@
-"""DataLoader (``torch.utils.data.DataLoader``): batches from a dataset, in the main process.
-
-Note [DataLoader in one process]
-~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-torch's DataLoader can fetch batches in worker processes. dyngrad always fetches them in the
-calling process: ``num_workers > 0`` is accepted (so scripts written for torch run unchanged)
-but only warns, once per DataLoader, and then loads in-process. For a map-style dataset the
-batches are exactly the ones torch's workers would deliver (torch returns them in sampler order).
-Things that exist only in workers do not happen: ``worker_init_fn`` is never called and
-``get_worker_info()`` is always ``None``; an IterableDataset is iterated once (torch's workers
-would each iterate their own copy). ``pin_memory=True`` is accepted and, as torch does on a
-machine with no accelerator, warns that pinned memory won't be used.
+"""DataLoader (``torch.utils.data.DataLoader``): batches from a dataset, fetched in this
+process (``num_workers=0``) or in worker processes (Note [DataLoader workers] in _worker.py).
 
 The steps of one epoch, as in torch::
 
     sampler ─► BatchSampler ─► [i0, i1, …] ─► [dataset[i0], dataset[i1], …] ─► collate_fn ─► batch
 
 With ``batch_size=None`` automatic batching is off: each index gives one sample, passed through
-``default_convert`` (NumPy → tensors) instead of ``default_collate``.
+``default_convert`` (NumPy → tensors) instead of ``default_collate``. ``pin_memory=True`` is
+accepted and, as torch does on a machine with no accelerator, warns that pinned memory won't
+be used.
 """
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from typing import Any, Callable, Generic, TypeVar
 
 import dyngrad
 
-from . import _collate
+from . import _collate, _worker
+from ._multiprocessing import MultiProcessingDataLoaderIter
 from .dataset import Dataset, IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -37,10 +31,7 @@ default_convert = _collate.default_convert
 T_co = TypeVar("T_co", covariant=True)
 
 
-def get_worker_info():
-    """Information about the current worker process: always ``None`` in dyngrad (no workers;
-    see Note [DataLoader in one process])."""
-    return None
+get_worker_info = _worker.get_worker_info
 
 
 class _DatasetKind:
@@ -67,7 +58,7 @@ class DataLoader(Generic[T_co]):
         sampler (Sampler or Iterable, optional): the indices to load; excludes ``shuffle``.
         batch_sampler (Sampler or Iterable, optional): lists of indices, one per batch;
             excludes ``batch_size``, ``shuffle``, ``sampler`` and ``drop_last``.
-        num_workers (int): accepted; data is still loaded in this process (with a warning).
+        num_workers (int): how many worker processes fetch batches (0: this process).
         collate_fn (Callable, optional): turns a list of samples into a batch
             (default :func:`default_collate`).
         pin_memory (bool): accepted; there is no pinned memory without an accelerator.
@@ -179,12 +170,29 @@ class DataLoader(Generic[T_co]):
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
         self._IterableDataset_len_called = None
+        self._iterator = None      # a persistent-workers iterator, kept for the next epoch
         self._initialized = True
-        if num_workers > 0:
-            warnings.warn(
-                f"dyngrad's DataLoader loads data in the main process: num_workers={num_workers} "
-                "is accepted, but no worker processes are started (worker_init_fn is not "
-                "called and get_worker_info() returns None).", stacklevel=2)
+        self.check_worker_number_rationality()
+
+    def check_worker_number_rationality(self) -> None:
+        """torch's warning when more workers are asked for than this process has CPUs."""
+        if not self.num_workers:
+            return
+        cpuset_checked = hasattr(os, "sched_getaffinity")
+        suggest = len(os.sched_getaffinity(0)) if cpuset_checked else os.cpu_count()
+        if suggest is not None and self.num_workers <= suggest:
+            return
+        if suggest is None:
+            advice = ("DataLoader is not able to compute a suggested max number of worker in "
+                      "current system.")
+        else:
+            advice = (f"Our suggested max number of worker in current system is {suggest}"
+                      f"{'' if cpuset_checked else ' (`cpuset` is not taken into account)'}, "
+                      "which is smaller than what this DataLoader is going to create.")
+        warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in "
+                      f"total. {advice} Please be aware that excessive worker creation might get "
+                      "DataLoader running slow or even freeze, lower the worker number to avoid "
+                      "potential slowness/freeze if necessary.", stacklevel=2)
 
     def __setattr__(self, attr, val) -> None:
         if self._initialized and attr in ("batch_size", "batch_sampler", "sampler", "drop_last",
@@ -202,8 +210,18 @@ class DataLoader(Generic[T_co]):
         """What yields the fetch keys: the batch sampler when batching, else the sampler."""
         return self.batch_sampler if self._auto_collation else self.sampler
 
-    def __iter__(self) -> "_SingleProcessDataLoaderIter":
-        return _SingleProcessDataLoaderIter(self)
+    def __iter__(self):
+        if self.num_workers == 0:
+            return _SingleProcessDataLoaderIter(self)
+        if not self.persistent_workers:
+            self.check_worker_number_rationality()
+            return MultiProcessingDataLoaderIter(self)
+        if self._iterator is None:
+            self.check_worker_number_rationality()
+            self._iterator = MultiProcessingDataLoaderIter(self)
+        else:
+            self._iterator._reset(self)
+        return self._iterator
 
     def __len__(self) -> int:
         if self._dataset_kind == _DatasetKind.Iterable:
@@ -222,25 +240,19 @@ class _SingleProcessDataLoaderIter:
     def __init__(self, loader: DataLoader) -> None:
         if loader.timeout != 0:
             raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
-        if loader.pin_memory:
-            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
-                          "then device pinned memory won't be used.", stacklevel=3)
+        _worker.warn_pin_memory(loader)
         self._dataset = loader.dataset
         self._dataset_kind = loader._dataset_kind
         self._IterableDataset_len_called = loader._IterableDataset_len_called
         self._auto_collation = loader._auto_collation
         self._drop_last = loader.drop_last
         self._index_sampler = loader._index_sampler
-        self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
-        # torch draws a base seed for its workers at every iter(); drawing it too keeps a
-        # shared generator's stream in step with torch's sequence of draws
-        self._base_seed = dyngrad.empty((), dtype=dyngrad.int64).random_(
-            generator=loader.generator).item()
+        self._base_seed = _worker.draw_base_seed(loader.generator)   # (unused without workers)
         self._num_yielded = 0
-        if self._dataset_kind == _DatasetKind.Iterable:
-            self._dataset_iter = iter(self._dataset)
-            self._ended = False
+        iterable = self._dataset_kind == _DatasetKind.Iterable
+        self._fetcher = _worker.Fetcher(loader.dataset, iterable, self._auto_collation,
+                                        loader.collate_fn, self._drop_last)
 
     def __iter__(self) -> "_SingleProcessDataLoaderIter":
         return self
@@ -250,41 +262,8 @@ class _SingleProcessDataLoaderIter:
 
     def __next__(self):
         index = next(self._sampler_iter)          # may raise StopIteration
-        if self._dataset_kind == _DatasetKind.Map:
-            data = self._fetch_map(index)
-        else:
-            data = self._fetch_iterable(index)
+        data = self._fetcher.fetch(index)
         self._num_yielded += 1
-        if self._dataset_kind == _DatasetKind.Iterable and \
-                self._IterableDataset_len_called is not None and \
-                self._num_yielded > self._IterableDataset_len_called:
-            warnings.warn(f"Length of IterableDataset {self._dataset} was reported to be "
-                          f"{self._IterableDataset_len_called}(when accessing len(dataloader)), "
-                          f"but {self._num_yielded} samples have been fetched. ", stacklevel=2)
+        if self._dataset_kind == _DatasetKind.Iterable:
+            _worker.warn_if_past_length(self)
         return data
-
-    def _fetch_map(self, index):
-        if not self._auto_collation:
-            return self._collate_fn(self._dataset[index])
-        getitems = getattr(self._dataset, "__getitems__", None)
-        if getitems:
-            data = getitems(index)
-        else:
-            data = [self._dataset[i] for i in index]
-        return self._collate_fn(data)
-
-    def _fetch_iterable(self, index):
-        if self._ended:
-            raise StopIteration
-        if not self._auto_collation:
-            return self._collate_fn(next(self._dataset_iter))
-        data = []
-        for _ in index:
-            try:
-                data.append(next(self._dataset_iter))
-            except StopIteration:
-                self._ended = True
-                break
-        if len(data) == 0 or (self._drop_last and len(data) < len(index)):
-            raise StopIteration
-        return self._collate_fn(data)
