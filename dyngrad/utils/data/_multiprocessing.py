@@ -208,4 +208,7 @@ class MultiProcessingDataLoaderIter:
 
     def __del__(self):
         if not getattr(self, "_shutdown", True):
-            self._shutdown_workers()
+            try:
+                self._shutdown_workers()
+            except Exception:  # noqa: BLE001 -- at interpreter exit (the workers are daemons)
+                pass
