@@ -42,6 +42,7 @@ class MultiProcessingDataLoaderIter:
         elif isinstance(context, str):
             context = multiprocessing.get_context(context)
         self._data_queue = context.Queue()
+        self._done_event = context.Event()   # set when the workers are shut down
         self._index_queues = []
         self._workers = []
         for worker_id in range(self._num_workers):
@@ -50,7 +51,7 @@ class MultiProcessingDataLoaderIter:
             w = context.Process(
                 target=_worker.worker_loop,
                 args=(self._dataset, self._iterable, index_queue, self._data_queue,
-                      self._auto_collation, self._collate_fn, self._drop_last,
+                      self._done_event, self._auto_collation, self._collate_fn, self._drop_last,
                       self._base_seed, loader.worker_init_fn, worker_id, self._num_workers),
                 daemon=True)
             w.start()
@@ -191,6 +192,7 @@ class MultiProcessingDataLoaderIter:
         if self._shutdown:
             return
         self._shutdown = True
+        self._done_event.set()   # (Note [Leaving the result queue] in _worker.py)
         for worker_id, q in enumerate(self._index_queues):
             try:
                 q.put(None)

@@ -19,6 +19,16 @@ The main process hands out the indices round-robin and yields the batches in tas
 iterated by every worker, each over its own copy: a worker whose copy is exhausted answers
 ``_IterableDatasetStopIteration`` and gets no more tasks that epoch. Batches cross the process
 boundary pickled (torch moves tensors through shared memory instead).
+
+Note [Leaving the result queue]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Every worker writes into one result queue, whose pipe a lock shared by the workers guards; a
+background thread of each worker does the writing. A worker that leaves early (its iterable
+dataset is exhausted, the main process sent None) must let that thread finish: a process that
+exits while its thread holds the lock leaves it held for good, and the other workers' results
+never arrive (a DataLoader that waits forever, which an early version did). Only when the main
+process shuts every worker down (``done_event`` set) does a worker drop what it has not written,
+as torch's workers do, since nobody reads the queue any more.
 """
 from __future__ import annotations
 
@@ -203,8 +213,8 @@ class Fetcher:
 
 
 # -- the worker's loop -----------------------------------------------------------------------
-def worker_loop(dataset, iterable, index_queue, data_queue, auto_collation, collate_fn,
-                drop_last, base_seed, init_fn, worker_id, num_workers):
+def worker_loop(dataset, iterable, index_queue, data_queue, done_event, auto_collation,
+                collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers):
     """The body of worker `worker_id` (Note [DataLoader workers])."""
     global _worker_info
     import numpy as np
@@ -253,4 +263,6 @@ def worker_loop(dataset, iterable, index_queue, data_queue, auto_collation, coll
                     data = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
         data_queue.put((idx, data))
         del data, index, task
-    data_queue.cancel_join_thread()
+    if done_event.is_set():   # Note [Leaving the result queue]
+        data_queue.cancel_join_thread()
+        data_queue.close()
