@@ -207,3 +207,15 @@ def test_worker_threads():
                 return lib.get_num_threads()
         return [_plain(b) for b in lib.utils.data.DataLoader(Threads(), num_workers=1)]
     assert run(dyngrad) == run(torch) == [[1], [1]]
+
+
+def test_a_worker_leaving_early_does_not_stop_the_others():
+    """A worker whose iterable dataset ends first exits mid-epoch. It must let its result-queue
+    thread finish writing: a worker that exited holding the queue's write lock once left the
+    other worker's results stuck, and the loader waited forever (Note [Leaving the result
+    queue]). `timeout` turns such a wait into an error here; the hang showed within a few
+    loaders."""
+    loader = dyngrad.utils.data.DataLoader(_iterable_dataset(dyngrad, False), num_workers=2,
+                                           batch_size=None, timeout=20)
+    for _ in range(12):
+        assert sorted(int(b) for b in loader) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 5, 6]
