@@ -21,10 +21,14 @@ loops over the inputs unrolled for two, for the ops whose declarations add nothi
 output saved, no input left out of the graph); saved inputs are kept without a box (Note
 [Saved inputs without a box] in autograd/saved.py). Unrolling made the 200-op chain's forward
 13% faster (2.57 -> 2.22 us per op); writing it in the closure rather than in a function of its
-own took another 12% (1.50 -> 1.32 us per op), and saving two never-written inputs without the
-loop over the save plan 4% (each measured side by side with the code before it). A call with
-one input and one output (unary ops, views, one-input general ops) records through
-``_record_one``, the same steps for one input: ``x.exp()`` or ``w.t()`` with grad 7-15% faster.
+own took another 12% (1.50 -> 1.32 us per op), and writing out the two commonest save plans
+(both inputs; each input when the other requires grad, mul's) for inputs never written another
+9% (each measured side by side with the code before it; every other case of saving goes
+through ``_save_pair``). The closure keeps its local variables few: a Python frame sets and
+clears every local on each call, grad or not, and twenty more of them made the no-grad call
+3% slower. A call with one input and one output (unary ops, views, one-input general ops)
+records through ``_record_one``, the same steps for one input: ``x.exp()`` or ``w.t()`` with
+grad 7-15% faster.
 
 An op that checks its own dtypes (``Promote.NONE``) joins them only when declared ``fast=True``
 (``mm``, which every linear layer's backward calls). In-place pointwise ops with nothing to
@@ -43,6 +47,7 @@ from ..autograd.saved import SavedTensor
 from ..autograd import views as _views
 from ..autograd import forward_ad as _fwad
 from ..autograd.anomaly_mode import _state as _anomaly
+from ..autograd import anomaly_mode as _anomaly_mode
 from .._layout import elementwise_strides
 from ..backends import numpy_backend as _npb
 from . import _record as _recording
@@ -367,14 +372,13 @@ def binary_fast_path(spec, otherwise):
     (see Note [Hot path]): ``x + y`` is then one Python frame more than NumPy's add, and its
     node is recorded in that frame too (Note [Recording in the binary fast path])."""
     cache = spec._dtype_cache
-    node_cls = spec.node_cls
-    plan = spec.save_plan    # (input index, index of the input that needs it or -1)
-    n_saved = len(plan)      # (a plan of one or two entries is also unpacked for the closure)
-    i0, w0 = plan[0] if n_saved else (0, -1)
-    i1, w1 = plan[1] if n_saved > 1 else (0, -1)
     # a node made here: every input linked, no output saved or left out (else _record makes it)
     plain = spec.diff_index is None and not spec.link_requiring_only \
         and not spec.saves_result and not spec.nondiff_outputs
+    # the save plans the closure handles itself (the commonest): 1, both inputs always;
+    # 2, each input when the other requires grad (mul); 0, anything else (_save_pair)
+    plan = spec.save_plan
+    saves = 1 if plan == ((0, -1), (1, -1)) else 2 if plan == ((0, 1), (1, 0)) else 0
 
     def fast(a, b):
         if (type(a) is not _Tensor and not isinstance(a, _Tensor)) or _fast_off:   # (Parameter)
@@ -418,7 +422,7 @@ def binary_fast_path(spec, otherwise):
             else _fast_result(result, res_dt)
         # (grad mode, a thread-local read, is read last: most tensors do not require grad)
         if not (a._requires_grad or (bt is not None and bt._requires_grad)) \
-                or node_cls is None or not _grad_state.grad_enabled:
+                or spec.node_cls is None or not _grad_state.grad_enabled:
             t._requires_grad = False
             t._grad_fn = None
             return t
@@ -428,7 +432,7 @@ def binary_fast_path(spec, otherwise):
             _record(spec, (a, b), (), None, (t,))
             return t
         # Note [Recording in the binary fast path]: _record's steps for two inputs, written out
-        node = _new(node_cls)
+        node = _new(spec.node_cls)
         node._seq = _next_sequence_nr()
         node._args = ()
         node._kwargs = None
@@ -452,46 +456,45 @@ def binary_fast_path(spec, otherwise):
                 eb = eb() if eb is not None else None
                 eb = (eb, 0) if eb is not None else _edge(b)
             node.next_functions = (ea, eb)
-            shape = y.shape
             # (inputs alike share one metadata tuple: two fewer objects for the cyclic GC)
-            node._meta = (ma, ma if shape == x.shape else (shape, dt))
-        if not plan:                     # the saved inputs
-            node._saved = ()
-        elif bt is not None and n_saved <= 2 and a._storage is None and b._storage is None \
+            node._meta = (ma, ma if y.shape == ma[0] else (y.shape, dt))
+        # the saved inputs: two tensors never written, with no saved-tensor hooks pushed, are
+        # kept as they are (Note [Saved inputs without a box]); every other case is _save_pair's
+        if saves and bt is not None and a._storage is None and b._storage is None \
                 and not (_saved_module._hooks_active or a._is_inference or b._is_inference):
-            # (the commonest case, unrolled: two tensors never written, no saved-tensor hooks;
-            # an entry is its input itself, or _NOT_SAVED where the input whose gradient
-            # needs it requires none)
-            inputs = (a, b)
-            s0 = inputs[i0] if w0 < 0 or inputs[w0]._requires_grad else _NOT_SAVED
-            node._saved = (s0,) if n_saved == 1 else \
-                (s0, inputs[i1] if w1 < 0 or inputs[w1]._requires_grad else _NOT_SAVED)
+            node._saved = (a, b) if saves == 1 else \
+                (a if b._requires_grad else _NOT_SAVED, b if a._requires_grad else _NOT_SAVED)
         else:
-            inputs = (a, b)
-            saved = []
-            for i, when in plan:
-                if when >= 0:            # saved only for the gradient of input `when`
-                    w = inputs[when]
-                    if (w is b and bt is None) or not w._requires_grad:
-                        saved.append(_NOT_SAVED)
-                        continue
-                s = inputs[i]
-                if s is b and bt is None:
-                    saved.append(_SavedValue(s))
-                elif _saved_module._hooks_active or s._is_inference:
-                    saved.append(SavedTensor(s))
-                else:   # SavedTensor.of_input(s), inlined (Note [Saved inputs without a box])
-                    st = s._storage
-                    saved.append(s if st is None or not st.version else _saved_input(s))
-            node._saved = tuple(saved)
+            node._saved = _save_pair(spec, a, b, bt) if spec.save_plan else ()
         t._grad_fn = node
         t._requires_grad = True
         if _anomaly.enabled:   # anomaly mode: remember the forward call (anomaly_mode.py)
-            from ..autograd.anomaly_mode import record_node
-            record_node(node)
+            _anomaly_mode.record_node(node)
         return t
 
     return fast
+
+
+def _save_pair(spec, a, b, bt):
+    """The saved entries of a two-input node in every case (`bt` is None where b is a Python
+    number): boxed when saved-tensor hooks are pushed or the input was written already."""
+    inputs = (a, b)
+    saved = []
+    for i, when in spec.save_plan:
+        if when >= 0:            # saved only for the gradient of input `when`
+            w = inputs[when]
+            if (w is b and bt is None) or not w._requires_grad:
+                saved.append(_NOT_SAVED)
+                continue
+        s = inputs[i]
+        if s is b and bt is None:
+            saved.append(_SavedValue(s))
+        elif _saved_module._hooks_active or s._is_inference:
+            saved.append(SavedTensor(s))
+        else:   # SavedTensor.of_input(s), inlined (Note [Saved inputs without a box])
+            st = s._storage
+            saved.append(s if st is None or not st.version else _saved_input(s))
+    return tuple(saved)
 
 
 def _fast_result(result, res_dt):
