@@ -358,7 +358,12 @@ class OpNode(Node):
         An edge to nowhere needs none; nor, in ``autograd.grad(out, inputs)`` or
         ``backward(inputs=)``, does an edge to a node that leads to none of the inputs (the
         engine would drop that gradient; torch's formulas skip it too)."""
-        return tuple([self.needs_input(i) for i in range(len(self.next_functions))])
+        edges = self.next_functions
+        if not _pruning:   # (see needs_input: every edge to a node is needed)
+            if len(edges) == 2:   # (the commonest count, without a comprehension)
+                return edges[0][0] is not None, edges[1][0] is not None
+            return tuple([fn is not None for fn, _ in edges])
+        return tuple([self.needs_input(i) for i in range(len(edges))])
 
     def needs_input(self, i: int) -> bool:
         """``needs_input_grad[i]``, without building the tuple (the formulas' hot check)."""
