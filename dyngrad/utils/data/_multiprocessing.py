@@ -17,25 +17,17 @@ from . import _worker
 _STATUS_CHECK_INTERVAL = 5.0   # seconds between liveness checks while waiting for a batch
 
 
-class MultiProcessingDataLoaderIter:
+class MultiProcessingDataLoaderIter(_worker.BaseIter):
     """One pass over a DataLoader with ``num_workers > 0``; a persistent one is reused by the
     loader for every epoch (``_reset``)."""
 
     def __init__(self, loader):
-        _worker.warn_pin_memory(loader)
-        self._dataset = loader.dataset
-        self._iterable = loader._dataset_kind == 1
-        self._auto_collation = loader._auto_collation
-        self._drop_last = loader.drop_last
-        self._index_sampler = loader._index_sampler
-        self._collate_fn = loader.collate_fn
+        super().__init__(loader)
         self._timeout = loader.timeout
         self._num_workers = loader.num_workers
         self._prefetch_factor = loader.prefetch_factor
         self._persistent_workers = loader.persistent_workers
         self._in_order = loader.in_order
-        self._sampler_iter = iter(self._index_sampler)
-        self._base_seed = _worker.draw_base_seed(loader.generator)
         context = loader.multiprocessing_context
         if context is None:
             context = multiprocessing.get_context()
@@ -82,12 +74,6 @@ class MultiProcessingDataLoaderIter:
                     waiting -= 1
         for _ in range(self._prefetch_factor * self._num_workers):
             self._try_put_index()
-
-    def __iter__(self):
-        return self
-
-    def __len__(self):
-        return len(self._index_sampler)
 
     # -- sending ---------------------------------------------------------------------------
     def _try_put_index(self):

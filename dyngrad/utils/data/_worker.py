@@ -170,6 +170,33 @@ def warn_pin_memory(loader) -> None:
                       "then device pinned memory won't be used.", stacklevel=4)
 
 
+# -- what both iterators share ----------------------------------------------------------------
+class BaseIter:
+    """What the in-process iterator and the worker-process one take from their DataLoader
+    (torch's _BaseDataLoaderIter): the dataset, the index sampler and its iterator, batching,
+    and the base seed, drawn for every iterator so that seeded code draws the same numbers
+    with or without workers."""
+
+    def __init__(self, loader):
+        warn_pin_memory(loader)
+        self._dataset = loader.dataset
+        self._iterable = loader._dataset_kind == 1   # (an IterableDataset)
+        self._auto_collation = loader._auto_collation
+        self._drop_last = loader.drop_last
+        self._collate_fn = loader.collate_fn
+        self._index_sampler = loader._index_sampler
+        self._sampler_iter = iter(self._index_sampler)
+        self._base_seed = draw_base_seed(loader.generator)
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
+        self._num_yielded = 0
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        return len(self._index_sampler)
+
+
 # -- fetching --------------------------------------------------------------------------------
 class Fetcher:
     """Turns one fetch key into one batch: a list of indices (or one index) for a map-style

@@ -234,36 +234,20 @@ class DataLoader(Generic[T_co]):
         return len(self._index_sampler)
 
 
-class _SingleProcessDataLoaderIter:
+class _SingleProcessDataLoaderIter(_worker.BaseIter):
     """One pass over a DataLoader: next index (or batch of indices) → samples → collate."""
 
     def __init__(self, loader: DataLoader) -> None:
         if loader.timeout != 0:
             raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
-        _worker.warn_pin_memory(loader)
-        self._dataset = loader.dataset
-        self._dataset_kind = loader._dataset_kind
-        self._IterableDataset_len_called = loader._IterableDataset_len_called
-        self._auto_collation = loader._auto_collation
-        self._drop_last = loader.drop_last
-        self._index_sampler = loader._index_sampler
-        self._sampler_iter = iter(self._index_sampler)
-        self._base_seed = _worker.draw_base_seed(loader.generator)   # (unused without workers)
-        self._num_yielded = 0
-        iterable = self._dataset_kind == _DatasetKind.Iterable
-        self._fetcher = _worker.Fetcher(loader.dataset, iterable, self._auto_collation,
-                                        loader.collate_fn, self._drop_last)
-
-    def __iter__(self) -> "_SingleProcessDataLoaderIter":
-        return self
-
-    def __len__(self) -> int:
-        return len(self._index_sampler)
+        super().__init__(loader)   # (the base seed is drawn, as torch does, though unused)
+        self._fetcher = _worker.Fetcher(self._dataset, self._iterable, self._auto_collation,
+                                        self._collate_fn, self._drop_last)
 
     def __next__(self):
         index = next(self._sampler_iter)          # may raise StopIteration
         data = self._fetcher.fetch(index)
         self._num_yielded += 1
-        if self._dataset_kind == _DatasetKind.Iterable:
+        if self._iterable:
             _worker.warn_if_past_length(self)
         return data
