@@ -18,15 +18,15 @@ Note [Recording in the binary fast path]
 On tiny tensors, recording a node costs more than the rest of the op (about 1.4 us against
 0.85), so the binary fast path records the node in its own frame: ``_record``'s steps with the
 loops over the inputs unrolled for two, for the ops whose declarations add nothing else (no
-output saved, no input left out of the graph); saved inputs are kept without a box (Note
-[Saved inputs without a box] in autograd/saved.py). Unrolling made the 200-op chain's forward
-13% faster (2.57 -> 2.22 us per op); writing it in the closure rather than in a function of its
-own took another 12% (1.50 -> 1.32 us per op), and writing out the two commonest save plans
-(both inputs; each input when the other requires grad, mul's) for inputs never written another
-9% (each measured side by side with the code before it; every other case of saving goes
-through ``_save_pair``). The closure keeps its local variables few: a Python frame sets and
-clears every local on each call, grad or not, and twenty more of them made the no-grad call
-3% slower. The unary fast path writes out ``_record_one``'s steps the same way for its
+output saved, no input left out of the graph); saved inputs are kept without a box (Note [Saved
+inputs without a box] in autograd/saved.py). Unrolling made the 200-op chain's forward 13%
+faster (2.57 -> 2.22 us per op); writing it in the closure rather than in a function of its own
+took another 12% (1.50 -> 1.32 us per op), and writing out the two commonest save plans (both
+inputs; each input when the other requires grad, mul's) for inputs never written another 9%
+(each measured side by side with the code before it; every other case of saving goes through
+``saved_inputs``, as ``_record``'s). The closure keeps its local variables few: a Python frame
+sets and clears every local on each call, grad or not, and twenty more of them made the no-grad
+call 3% slower. The unary fast path writes out ``_record_one``'s steps the same way for its
 commonest nodes (saving nothing, the input, or the result): ``x.exp()``, ``relu``, ``sin`` or
 ``-x`` with grad 10% faster than through the call. Other calls with one input and one output
 (views, one-input general ops) record through ``_record_one``: ``_record`` without its loops,
@@ -54,7 +54,7 @@ from .._layout import elementwise_strides
 from ..backends import numpy_backend as _npb
 from . import _record as _recording
 from ._record import _record, _record_one, _requires_grad
-from ._record import _NO_EDGE, _NOT_SAVED, _SavedValue, _edge, _saved_input
+from ._record import _NO_EDGE, _NOT_SAVED, _edge, _saved_input, saved_inputs
 from ..autograd.graph import _next_sequence_nr
 from ..autograd import saved as _saved_module
 
@@ -407,7 +407,7 @@ def binary_fast_path(spec, otherwise):
     plain = spec.diff_index is None and not spec.link_requiring_only \
         and not spec.saves_result and not spec.nondiff_outputs
     # the save plans the closure handles itself (the commonest): 1, both inputs always;
-    # 2, each input when the other requires grad (mul); 0, anything else (_save_pair)
+    # 2, each input when the other requires grad (mul); 0, anything else (saved_inputs)
     plan = spec.save_plan
     saves = 1 if plan == ((0, -1), (1, -1)) else 2 if plan == ((0, 1), (1, 0)) else 0
 
@@ -490,13 +490,14 @@ def binary_fast_path(spec, otherwise):
             # (inputs alike share one metadata tuple: two fewer objects for the cyclic GC)
             node._meta = (ma, ma if y.shape == ma[0] else (y.shape, dt))
         # the saved inputs: two tensors never written, with no saved-tensor hooks pushed, are
-        # kept as they are (Note [Saved inputs without a box]); every other case is _save_pair's
+        # kept as they are (Note [Saved inputs without a box]); every other case is saved_inputs'
         if saves and bt is not None and a._storage is None and b._storage is None \
                 and not (_saved_module._hooks_active or a._is_inference or b._is_inference):
             node._saved = (a, b) if saves == 1 else \
                 (a if b._requires_grad else _NOT_SAVED, b if a._requires_grad else _NOT_SAVED)
         else:
-            node._saved = _save_pair(spec, a, b, bt) if spec.save_plan else ()
+            node._saved = tuple(saved_inputs(spec.save_plan, (a, b))) if spec.save_plan \
+                else ()
         t._grad_fn = node
         t._requires_grad = True
         if _anomaly.enabled:   # anomaly mode: remember the forward call (anomaly_mode.py)
@@ -504,28 +505,6 @@ def binary_fast_path(spec, otherwise):
         return t
 
     return fast
-
-
-def _save_pair(spec, a, b, bt):
-    """The saved entries of a two-input node in every case (`bt` is None where b is a Python
-    number): boxed when saved-tensor hooks are pushed or the input was written already."""
-    inputs = (a, b)
-    saved = []
-    for i, when in spec.save_plan:
-        if when >= 0:            # saved only for the gradient of input `when`
-            w = inputs[when]
-            if (w is b and bt is None) or not w._requires_grad:
-                saved.append(_NOT_SAVED)
-                continue
-        s = inputs[i]
-        if s is b and bt is None:
-            saved.append(_SavedValue(s))
-        elif _saved_module._hooks_active or s._is_inference:
-            saved.append(SavedTensor(s))
-        else:   # SavedTensor.of_input(s), inlined (Note [Saved inputs without a box])
-            st = s._storage
-            saved.append(s if st is None or not st.version else _saved_input(s))
-    return tuple(saved)
 
 
 def _fast_result(result, res_dt):

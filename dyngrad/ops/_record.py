@@ -38,6 +38,22 @@ def _edge(t):
     return (acc, 0) if acc is not None else _gradient_edge(t)
 
 
+def saved_inputs(plan, inputs) -> list:
+    """What a node keeps of the op's inputs, per entry of its save plan ``(input index, index
+    of the input whose gradient needs it, or -1)``: the input (Note [Saved inputs without a
+    box]), a Python number as a _SavedValue, or _NOT_SAVED where that gradient is not needed."""
+    saved = []
+    for i, when in plan:
+        if when >= 0:
+            w = inputs[when]
+            if not (isinstance(w, _Tensor) and w._requires_grad):
+                saved.append(_NOT_SAVED)
+                continue
+        t = inputs[i]
+        saved.append(_saved_input(t) if isinstance(t, _Tensor) else _SavedValue(t))
+    return saved
+
+
 def _record(spec, inputs, rest, kwargs, outputs):
     """Create the op's node on its outputs: edges, input metadata, saved values.
 
@@ -70,15 +86,7 @@ def _record(spec, inputs, rest, kwargs, outputs):
     node._meta = tuple(meta)
     node._args = rest
     node._kwargs = kwargs
-    saved = []
-    for i, when in spec.save_plan:      # (input index, index of the input that needs it or -1)
-        if when >= 0:
-            w = inputs[when]
-            if not (isinstance(w, _Tensor) and w._requires_grad):
-                saved.append(_NOT_SAVED)
-                continue
-        t = inputs[i]
-        saved.append(_saved_input(t) if isinstance(t, _Tensor) else _SavedValue(t))
+    saved = saved_inputs(spec.save_plan, inputs)
     if len(outputs) == 1:
         out = outputs[0]
         if out._data.dtype.kind in "fc" and not spec.nondiff_outputs:
