@@ -663,6 +663,18 @@ def _as_method(fn, name):
                     return run(spec, (self,) + args, kwargs)
                 except TypeError as e:
                     raise _method_position(e, spec) from None
+        elif spec.array_view is not None:   # Tensor.t(): the view, two frames from here
+            fast_view = _dispatch.fast_view
+
+            def method(self, *args, **kwargs):
+                if not kwargs and not _dispatch._fast_off:
+                    out = fast_view(spec, self, args)
+                    if out is not None:
+                        return out
+                try:
+                    return run(spec, (self,) + args, kwargs)
+                except TypeError as e:
+                    raise _method_position(e, spec) from None
         else:
             def method(self, *args, **kwargs):
                 try:

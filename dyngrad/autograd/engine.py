@@ -226,10 +226,11 @@ _STEAL_REFS = 4
 # ---------------------------------------------------------------------------------------------
 # The engine
 # ---------------------------------------------------------------------------------------------
-def _dependencies(root_nodes):
+def _dependencies(root_nodes, parents=None):
     """In-degree of every node reachable from the roots (iterative DFS), and the set of
     those nodes. A node other than a root is new when it first gets an in-degree: the count
-    doubles as the walk's record of where it has been."""
+    doubles as the walk's record of where it has been. Given a dict, `parents` also gets
+    every node's parents (one entry per edge), for ``_must_execute``."""
     deps = {}
     stack = list(root_nodes)
     roots = root_nodes if len(root_nodes) < 8 else set(root_nodes)
@@ -244,38 +245,36 @@ def _dependencies(root_nodes):
                 deps[nxt] = 1
                 if nxt not in roots:   # (a root is walked from the start)
                     stack.append(nxt)
+            if parents is not None:
+                if nxt in parents:
+                    parents[nxt].append(fn)
+                else:
+                    parents[nxt] = [fn]
     reachable = set(deps)
     reachable.update(root_nodes)
     return deps, reachable
 
 
-def _must_execute(nodes, capture_edges):
-    """Nodes whose backward must run for the gradients ``inputs=`` asks for.
+def _must_execute(parents, capture_edges):
+    """Nodes whose backward must run for the gradients ``inputs=`` asks for (torch's
+    exec_info), from the parents ``_dependencies`` collected.
 
     A node must run when one of its edges is a captured one or leads to a node that must run;
-    everything else is pruned (torch's exec_info). Children are decided before parents by an
-    iterative post-order walk.
+    everything else is pruned. So the nodes that must run are the parents holding a captured
+    edge, and everything above them: a walk up the parents finds them all.
     """
     must = set()
-    done = set()
-    for start in nodes:
-        if start in done:
-            continue
-        done.add(start)
-        stack = [(start, iter(start.next_functions))]
-        while stack:
-            fn, it = stack[-1]
-            for nxt, _ in it:
-                if nxt is not None and nxt not in done:
-                    done.add(nxt)
-                    stack.append((nxt, iter(nxt.next_functions)))
-                    break
-            else:
-                stack.pop()
-                for e in fn.next_functions:
-                    if e[0] in must or e in capture_edges:
-                        must.add(fn)
-                        break
+    stack = []
+    for edge in capture_edges:
+        for fn in parents.get(edge[0], ()):
+            if fn not in must and edge in fn.next_functions:
+                must.add(fn)
+                stack.append(fn)
+    while stack:
+        for fn in parents.get(stack.pop(), ()):
+            if fn not in must:
+                must.add(fn)
+                stack.append(fn)
     return must
 
 
@@ -292,7 +291,8 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     for fn, _ in root_edges:
         if fn is not None and fn not in root_nodes:
             root_nodes.append(fn)
-    deps, reachable = _dependencies(root_nodes)
+    parents = None if inputs is None else {}
+    deps, reachable = _dependencies(root_nodes, parents)
 
     captures = None   # (node, input_nr) -> positions in `inputs`
     must = visit = None
@@ -300,7 +300,8 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
         captures = {}
         for i, t in enumerate(inputs):
             captures.setdefault(_input_edge(t), []).append(i)
-        must = _must_execute(root_nodes, captures)
+        must = _must_execute(parents, captures)
+        parents = None
         visit = must | {e[0] for e in captures}
     captured = [None] * (len(inputs) if inputs is not None else 0)
 

@@ -135,6 +135,10 @@ def _run_view(spec, args, kwargs):
     kernel then runs as for every other view, raising torch's errors. A test checks each twin
     against the kernel and torch on every base layout (tests/test_views.py).
     """
+    if not kwargs and not _fast_off:
+        out = fast_view(spec, args[0], args[1:])
+        if out is not None:
+            return out
     if kwargs:
         args, kwargs = spec.bind(args, kwargs)
     self = args[0]
@@ -175,6 +179,34 @@ def _run_view(spec, args, kwargs):
     if _fw_state.active:   # a view of a dual tensor: that view of its tangent
         _fwad.propagate(spec, (self,), args[1:], kwargs, outs)
     return outs if type(result) is list else outs[0]
+
+
+def fast_view(spec, self, rest):
+    """``_run_view`` for a view NumPy makes directly (Note [Views NumPy makes directly]) of a
+    Tensor, while the fast paths apply (``_fast_off`` is False: no profiler, no inference
+    block, no forward-AD level); None for anything else. A linear layer's ``w.t()`` and every
+    ``t()`` in the matrix products' formulas come here, in the forward and in backward."""
+    twin = spec.array_view
+    if twin is None or not isinstance(self, _Tensor):
+        return None
+    arr = twin(self._data, *rest)
+    if arr is None:
+        return None
+    out = self._view_of_array(arr, self._offset)
+    if _grad_state.grad_enabled:
+        if self._requires_grad and spec.node_cls is not None:
+            if spec.one_input_plain:
+                _record_one(spec, self, rest, None, out)
+            else:
+                _record(spec, (self,), rest, None, (out,))
+            return out
+    else:   # made in no_grad mode (a formula's view, in backward): Note [Views and in-place]
+        out._view_creation = _views.NO_GRAD_MODE
+        if self._requires_grad:
+            out._requires_grad = out._rg_inherited = True
+    if self._is_inference:
+        out._is_inference = True
+    return out
 
 
 # True while the profiler records (autograd/profiler.py sets it through set_profiling): _run
