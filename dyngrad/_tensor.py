@@ -9,6 +9,7 @@ anything needs it (a view, ``untyped_storage()``, an in-place version bump).
 from __future__ import annotations
 
 import re
+import types
 import warnings
 
 from . import _dtypes as D
@@ -689,6 +690,8 @@ def _as_method(fn, name):
                 return fn(self, *args, **kwargs)
             except TypeError as e:
                 raise _method_position(e, spec, name) from None
+    elif type(fn) is types.FunctionType and fn.__name__ == name:
+        return fn   # a Python function binds `self` by itself: no frame in between
     else:
         def method(self, *args, **kwargs):
             return fn(self, *args, **kwargs)

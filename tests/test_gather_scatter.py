@@ -277,6 +277,20 @@ def test_legacy_scatter_reduce_has_no_derivative():
         assert messages[0] == messages[1] == f"derivative for aten::{name} is not implemented"
 
 
+# -- kept fill values -------------------------------------------------------------------------------
+def test_fills_of_equal_numbers_keep_their_type_and_sign():
+    """The fill values _fill_value keeps must not mix 0.0 with -0.0, nor 1 with True or 1.0."""
+    got = {}
+    for lib in LIBS:
+        x, m = lib.ones(3), lib.tensor([True, False, True])
+        fills = [0.0, -0.0, 0.0, 1, True, 1.0, -0.0]
+        out = [np.copysign(1.0, _np(x.masked_fill(m, v))).tolist() for v in fills]
+        out.append([str(lib.zeros(2, dtype=lib.bool).masked_fill(lib.tensor([True, False]),
+                                                                  v).dtype) for v in (1, True)])
+        got[lib.__name__] = out
+    assert got["dyngrad"] == got["torch"]
+
+
 # -- warnings --------------------------------------------------------------------------------------
 def _warnings_of(fn):
     with warnings.catch_warnings(record=True) as caught:

@@ -18,6 +18,8 @@ FunctionsManual.cpp ``scatter_reduce_backward``, its quirks included (see the fo
 """
 from __future__ import annotations
 
+from math import copysign as _copysign
+
 from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import broadcast_error, broadcast_shapes, canonical_dim, shape_str
@@ -239,10 +241,25 @@ def _(ctx, grad):
 _scatter_src.jvp(AUTO_LINEAR)
 
 
+_FILLS: dict = {}   # (type, value, NumPy dtype) -> read-only 0-dim array, for common fills
+
+
 def _fill_value(value, dtype):
-    """A Python number as a 0-dim array of `dtype`, with torch's overflow checks."""
+    """A Python number as a 0-dim array of `dtype`, with torch's overflow checks. The fills
+    seen most (0, 1, -inf in a mask...) are kept, read-only, after their first check."""
+    t = type(value)
+    key = (t, value, dtype) if t is int or t is bool else \
+        (t, value, dtype, _copysign(1.0, value)) if t is float else None   # (-0.0 is not 0.0)
+    if key is not None:
+        arr = _FILLS.get(key)
+        if arr is not None:
+            return arr
     d = D.from_np(dtype)
-    return fill_array(checked_scalar(number(value), d), d)
+    arr = fill_array(checked_scalar(number(value), d), d)
+    if key is not None and len(_FILLS) < 256:   # (a NaN key never matches: bounded)
+        arr.flags.writeable = False
+        _FILLS[key] = arr
+    return arr
 
 
 @defop("scatter.value", node="ScatterBackward1", promote=Promote.NONE,

@@ -272,6 +272,16 @@ def _broadcast_pair(a, b) -> tuple:
         raise broadcast_error([tuple(a), tuple(b)]) from None
 
 
+def _fits(small, shape) -> bool:
+    """`small` broadcasts to `shape` without changing it (a mask of size-1 dims)."""
+    if len(small) > len(shape):
+        return False
+    for m, n in zip(small[::-1], shape[::-1]):
+        if m != n and m != 1:
+            return False
+    return True
+
+
 def _mask_check(mask) -> None:
     if mask.dtype.kind != "b":
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
@@ -360,7 +370,7 @@ def masked_fill_(self, mask, value):
         _value_dim_check("masked_fill_", value._data)
     _mask_check(mask._data)
     shape = self._data.shape
-    if mask._data.shape != shape:
+    if mask._data.shape != shape and not _fits(mask._data.shape, shape):
         shape = _broadcast_pair(self._data.shape, mask._data.shape)
         if shape != self._data.shape:
             raise RuntimeError(f"output with shape {shape_str(self._data.shape)} doesn't match "
