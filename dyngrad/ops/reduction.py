@@ -96,6 +96,8 @@ def reduce_rows(xp, ufunc, x, axis, keepdims=False, dtype=None):
 
 
 def _sum(xp, x, axes, keepdim, dtype):
+    if axes is None and not keepdim and dtype is None and x.dtype.kind == "f" and x.itemsize >= 4:
+        return xp.add.reduce(x, None)   # a float sum of everything: one 0-dim result
     x, acc = _accumulate(xp, x, dtype)
     total = reduce_rows(xp, xp.add, x, axes, keepdim, acc)   # (xp.sum, unwrapped)
     return dense(xp, total if acc is None else total.astype(x.dtype))
@@ -196,6 +198,8 @@ sum_dim.jvp(AUTO_LINEAR)
 
 def sum(input, dim=_NO_DIM, keepdim=False, *, dtype=None, out=None):
     """Sum of all elements, or over ``dim`` (an int or a tuple of ints)."""
+    if dim is _NO_DIM and not keepdim and dtype is None and out is None:
+        return sum_all(input)
     kw = _kw(dtype, out)
     if dim is _NO_DIM:
         if keepdim:
