@@ -651,6 +651,9 @@ def _method_position(err: TypeError, spec, name=None) -> TypeError:
     return TypeError(fixed + str(err)[m.end():])
 
 
+METHOD_CODES: set = set()   # the code of the functions installed as methods themselves
+
+
 def _as_method(fn, name):
     if isinstance(fn, _registry.OpSpec):       # one frame less on the hot path
         spec, run = fn, _dispatch._run
@@ -690,8 +693,12 @@ def _as_method(fn, name):
                 return fn(self, *args, **kwargs)
             except TypeError as e:
                 raise _method_position(e, spec, name) from None
-    elif type(fn) is types.FunctionType and fn.__name__ == name:
-        return fn   # a Python function binds `self` by itself: no frame in between
+    elif type(fn) is types.FunctionType and fn.__name__ == name \
+            and _registry.FUNCTIONS.get(name) is not fn:
+        # a method torch has no function of: the Python function binds `self` by itself, no
+        # frame in between (nn/parameter.py's _used_in names its calls methods by its code)
+        METHOD_CODES.add(fn.__code__)
+        return fn
     else:
         def method(self, *args, **kwargs):
             return fn(self, *args, **kwargs)

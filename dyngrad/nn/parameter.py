@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from .. import _tensor as _tensor_module
 from .._tensor import Tensor, _new
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
@@ -145,7 +146,8 @@ def _used_in() -> str:
     elif name == "fast":                          # a Python operator on the fast path
         spec = entry.f_locals.get("spec")
         name = getattr(spec, "base", name)
-    elif not entry.f_code.co_filename.endswith("_tensor.py"):
+    elif not entry.f_code.co_filename.endswith("_tensor.py") \
+            and entry.f_code not in _tensor_module.METHOD_CODES:
         return f"<built-in function {name}>"
     return f"<method '{name}' of 'torch._C.TensorBase' objects>"
 

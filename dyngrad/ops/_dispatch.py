@@ -232,6 +232,21 @@ def _update_fast_off() -> None:
 _gm.on_mode_change = _update_fast_off
 
 
+def call(spec, *args, **kwargs):
+    """``OpSpec.__call__``: ``_run(spec, args, kwargs)`` written out for the out-of-place call,
+    one frame less for every op a formula or a composite calls."""
+    if _profiling:
+        return _run(spec, args, kwargs)
+    if spec.fast:
+        if not kwargs and len(args) == spec.n_inputs:
+            t = spec.fast_path(*args)
+            if t is not None:
+                return t
+    elif spec.view:
+        return _run_view(spec, args, kwargs)
+    return _run_general(spec, args, kwargs, None)
+
+
 def _run(spec, args, kwargs, inplace_target=None, inplace=False):
     """Dispatch one call of `spec`. See Note [Hot path]."""
     if _profiling:

@@ -171,8 +171,7 @@ class OpSpec:
         return f"<op {self.name} node={self.node}>"
 
     # -- calling -------------------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
-        return _run(self, args, kwargs)
+    __call__ = _dispatch.call   # (``_run(self, args, kwargs)``, one frame less)
 
     def call_inplace(self, self_tensor, *args, **kwargs):
         return _run(self, (self_tensor,) + args, kwargs, self_tensor, inplace=True)

@@ -65,12 +65,17 @@ def _blas_ready(xp, a):
 
 def _product(xp, fn, a, b):
     """a @ b; float16 accumulates in float32 as torch's CPU kernels do."""
-    if a.dtype == xp.float16:
+    kind = a.dtype.kind
+    if kind == "f" and a.itemsize == 2:
         return fn(a.astype(xp.float32), b.astype(xp.float32)).astype(xp.float16)
-    if a.dtype.kind in "fc":
-        a, b = _blas_ready(xp, a), _blas_ready(xp, b)
-        if (a.ndim == 2 and b.ndim == 2 and 2 <= a.shape[0] <= 64 and b.shape[1] >= 32
-                and a.itemsize == 4 and b.flags.f_contiguous and not b.flags.c_contiguous):
+    if kind == "f" or kind == "c":
+        fa, fb = a.flags, b.flags   # (_blas_ready, inlined for the products of every layer)
+        if a.ndim == 2 and not (fa.c_contiguous or fa.f_contiguous):
+            a = xp.ascontiguousarray(a)
+        if b.ndim == 2 and not (fb.c_contiguous or fb.f_contiguous):
+            b, fb = xp.ascontiguousarray(b), None
+        if (a.itemsize == 4 and fb is not None and fb.f_contiguous and not fb.c_contiguous
+                and a.ndim == 2 and b.ndim == 2 and 2 <= a.shape[0] <= 64 and b.shape[1] >= 32):
             # a few rows times a transposed matrix (a linear layer, x @ W.t(), at small batch):
             # OpenBLAS is 1.3-2x faster at the transposed product W @ x.t(), even with the
             # copy back to rows (measured for 8-64 rows, 256-784 columns in float32: bench/ MLP
