@@ -19,6 +19,9 @@ from . import functional  # noqa: F401
 from . import forward_ad  # noqa: F401
 from .variable import Variable  # noqa: F401
 from .engine import run_backward as _run_backward
+from .engine import _tensor_module
+from . import grad_mode
+from ..backends.numpy_backend import xp as _np
 
 from .saved import _tensor_class as _tensor_cls   # dyngrad.Tensor, imported on first use
 
@@ -65,7 +68,12 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 if not out.is_floating_point() and not out.is_complex():
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {out.dtype}")
-                new.append(_ops_creation().ones_like(out, memory_format=None))
+                data = out._data
+                if data.ndim == 0 and not grad_mode._state.inference:
+                    # a scalar loss: ones_like's answer, without its dispatch
+                    new.append(_tensor_module()._wrap(_np.ones((), data.dtype)))
+                else:
+                    new.append(_ops_creation().ones_like(out, memory_format=None))
             else:
                 new.append(None)
         else:
