@@ -236,7 +236,7 @@ def _dependencies(root_nodes, parents=None):
     roots = root_nodes if len(root_nodes) < 8 else set(root_nodes)
     while stack:
         fn = stack.pop()
-        for nxt, _ in fn.next_functions:
+        for nxt in fn._next:
             if nxt is None:
                 continue
             if nxt in deps:
@@ -344,7 +344,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
             else:
                 fn = pop(heap)[2]
             grads = buffers.pop(fn, None) or [None]
-            edges = fn.next_functions
+            nexts = fn._next   # (its edges: Note [Edges as two tuples] in graph.py)
             metas = None   # set when the node's gradients are still to be validated
             if inline and not fn._hooked and type(fn) is not AccumulateGrad and (
                     cap_nodes is None or fn in must and fn not in cap_nodes):
@@ -381,7 +381,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
             else:
                 outputs = run_node(fn, grads, captures, captured, must, retain_graph)
             i = -1
-            for nxt, nr in edges:
+            for nxt in nexts:
                 i += 1
                 if nxt is None:
                     continue
@@ -393,6 +393,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                                                  or g._data.dtype is not meta[1]):
                             g = _validate_one(fn, i, g, meta, visit is None or nxt in visit)
                     if g is not None and (visit is None or nxt in visit):
+                        nr = fn._nrs[i]
                         buf = buffers.get(nxt)
                         if buf is None and nr == 0:
                             buffers[nxt] = [g]
@@ -571,18 +572,18 @@ def _tensor_prehooks(fn, grads):
 
 def validate_outputs(fn, outputs):
     """Check count, then sum each gradient to its input's shape and cast it to its dtype."""
-    n = len(fn.next_functions)
+    nexts = fn._next
+    n = len(nexts)
     if len(outputs) != n:
         raise RuntimeError(f"function {fn.name()} returned an incorrect number of gradients "
                            f"(expected {n}, got {len(outputs)})")
     outputs = list(outputs)
-    edges = fn.next_functions
     metas = fn._meta if type(fn).apply is _op_apply else None   # an OpNode: read it directly
     visit = _task.visit
     for i, g in enumerate(outputs):
         if g is None:
             continue
-        nxt = edges[i][0]
+        nxt = nexts[i]
         if nxt is None:
             outputs[i] = None
             continue

@@ -3,7 +3,8 @@
 Every recorded op leaves one Node on its output (``y.grad_fn``). A Node knows
 
 * ``next_functions``: one edge ``(node, input_nr)`` per tensor input, ``(None, 0)`` where that
-  input needs no gradient; a leaf that requires grad is reached through its ``AccumulateGrad``;
+  input needs no gradient; a leaf that requires grad is reached through its ``AccumulateGrad``
+  (kept as two tuples, ``_next`` and ``_nrs``: Note [Edges as two tuples]);
 * what its backward formula needs: saved tensors (``_saved_self``…), the op's other arguments
   (``ctx.dim``…) and the shape/dtype of each input (for ``validate_outputs`` in the engine);
 * its sequence number: later nodes run first (Note [Sequence numbers]).
@@ -18,6 +19,18 @@ nodes highest number first, which is the reverse of creation order: a node's gra
 complete before it runs whenever the forward ran in program order. AccumulateGrad nodes carry
 the largest possible number, as in torch, so leaves are written as soon as their gradient is
 ready (what DDP's overlap of communication with backward relies on).
+
+Note [Edges as two tuples]
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+torch's ``next_functions`` is a tuple of ``(node, input_nr)`` pairs. A node keeps them as two
+parallel tuples instead: ``_next`` holds the nodes, ``_nrs`` the input numbers, and
+``next_functions`` zips them when someone asks. The reason is Python's cyclic garbage
+collector: a pair holding a node is an object the collector tracks, and each full collection
+walks every tracked object alive. A binary op's node had three such tuples (the outer one and
+two pairs); now it has one, ``_nrs`` holding only ints, which the collector stops tracking (and
+is a shared constant when both numbers are 0, the common case). A graph of 100 000 ops kept
+alive for backward is then 200 000 objects fewer to walk, and the engine reads ``_next`` and
+``_nrs`` directly.
 """
 from __future__ import annotations
 
@@ -39,7 +52,7 @@ class Node:
 
     # Rare attributes are class defaults (see Note [Slots and rare attributes] in _tensor.py).
     # `_hooked` turns True when any hook is registered: only then does the engine look at hooks.
-    __slots__ = ("next_functions", "_seq", "__weakref__", "__dict__")
+    __slots__ = ("_next", "_nrs", "_seq", "__weakref__", "__dict__")
     _metadata = None
     _hooks = None           # post-hooks: fn(grad_inputs, grad_outputs)
     _prehooks = None        # pre-hooks: fn(grad_outputs)
@@ -50,6 +63,16 @@ class Node:
 
     def name(self) -> str:
         return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        """One edge ``(node, input_nr)`` per input (Note [Edges as two tuples])."""
+        return tuple(zip(self._next, self._nrs))
+
+    @next_functions.setter
+    def next_functions(self, edges) -> None:
+        self._next = tuple([e[0] for e in edges])
+        self._nrs = tuple([e[1] for e in edges])
 
     @property
     def metadata(self) -> dict:
@@ -123,7 +146,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.variable = variable
         self._seq = UINT64_MAX
-        self.next_functions = ()
+        self._next = self._nrs = ()
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"   # torch's C++ name, as its name() returns
@@ -209,7 +232,7 @@ def iter_graph(roots):
             queue.append(node)
     while queue:
         node = queue.popleft()
-        for nxt, _ in node.next_functions:
+        for nxt in node._next:
             if nxt is not None and nxt not in seen:
                 seen.add(nxt)
                 queue.append(nxt)
@@ -358,16 +381,16 @@ class OpNode(Node):
         An edge to nowhere needs none; nor, in ``autograd.grad(out, inputs)`` or
         ``backward(inputs=)``, does an edge to a node that leads to none of the inputs (the
         engine would drop that gradient; torch's formulas skip it too)."""
-        edges = self.next_functions
+        nexts = self._next
         if not _pruning:   # (see needs_input: every edge to a node is needed)
-            if len(edges) == 2:   # (the commonest count, without a comprehension)
-                return edges[0][0] is not None, edges[1][0] is not None
-            return tuple([fn is not None for fn, _ in edges])
-        return tuple([self.needs_input(i) for i in range(len(edges))])
+            if len(nexts) == 2:   # (the commonest count, without a comprehension)
+                return nexts[0] is not None, nexts[1] is not None
+            return tuple([fn is not None for fn in nexts])
+        return tuple([self.needs_input(i) for i in range(len(nexts))])
 
     def needs_input(self, i: int) -> bool:
         """``needs_input_grad[i]``, without building the tuple (the formulas' hot check)."""
-        fn = self.next_functions[i][0]
+        fn = self._next[i]
         if fn is None:
             return False
         if not _pruning:

@@ -54,7 +54,7 @@ from .._layout import elementwise_strides
 from ..backends import numpy_backend as _npb
 from . import _record as _recording
 from ._record import _record, _record_one, _requires_grad
-from ._record import _NO_EDGE, _NOT_SAVED, _edge, _saved_input, saved_inputs
+from ._record import _NOT_SAVED, _edge, _saved_input, saved_inputs
 from ..autograd.graph import _next_sequence_nr
 from ..autograd import saved as _saved_module
 
@@ -425,8 +425,11 @@ def unary_fast_path(spec, otherwise):
         node._seq = _next_sequence_nr()
         node._args = ()
         node._kwargs = None
-        node.next_functions = ((a._grad_fn, a._output_nr),) \
-            if a._grad_fn is not None and a._base is None else (_edge(a),)
+        if a._grad_fn is not None and a._base is None:   # its edge (Note [Edges as two tuples])
+            node._next = (a._grad_fn,)
+            node._nrs = (0,) if a._output_nr == 0 else (a._output_nr,)
+        else:
+            node.next_functions = (_edge(a),)
         node._meta = ((x.shape, dt),)
         t._grad_fn = node
         t._requires_grad = True
@@ -514,26 +517,32 @@ def binary_fast_path(spec, otherwise):
         node._seq = _next_sequence_nr()
         node._args = ()
         node._kwargs = None
-        if not a._requires_grad:         # the gradient edges (_edge's commonest cases inlined)
-            ea = _NO_EDGE
+        # the gradient edges, as nodes and input numbers (Note [Edges as two tuples] in
+        # autograd/graph.py), _edge's commonest cases inlined
+        if not a._requires_grad:
+            fa, na = None, 0
         elif a._grad_fn is not None and a._base is None:
-            ea = (a._grad_fn, a._output_nr)
+            fa, na = a._grad_fn, a._output_nr
         else:
-            ea = _edge(a)
+            fa, na = _edge(a)
         ma = (x.shape, dt)               # the inputs' metadata
         if bt is None:                   # b is a Python number
-            node.next_functions = (ea, _NO_EDGE)
+            node._next = (fa, None)
+            node._nrs = (0, 0) if na == 0 else (na, 0)
             node._meta = (ma, None)
         else:
             if not b._requires_grad:
-                eb = _NO_EDGE
+                fb, nb = None, 0
             elif b._grad_fn is not None and b._base is None:
-                eb = (b._grad_fn, b._output_nr)
+                fb, nb = b._grad_fn, b._output_nr
             else:   # a leaf: its live AccumulateGrad (weakly held), else _edge makes one
-                eb = b._accumulator
-                eb = eb() if eb is not None else None
-                eb = (eb, 0) if eb is not None else _edge(b)
-            node.next_functions = (ea, eb)
+                fb = b._accumulator
+                fb = fb() if fb is not None else None
+                nb = 0
+                if fb is None:
+                    fb, nb = _edge(b)
+            node._next = (fa, fb)
+            node._nrs = (0, 0) if na == 0 and nb == 0 else (na, nb)
             # (inputs alike share one metadata tuple: two fewer objects for the cyclic GC)
             node._meta = (ma, ma if y.shape == ma[0] else (y.shape, dt))
         # the saved inputs: two tensors never written, with no saved-tensor hooks pushed, are

@@ -17,9 +17,6 @@ _saved_input = SavedTensor.of_input
 _Tensor = None        # set by _dispatch._bind_tensor_class once the class exists
 
 
-_NO_EDGE = (None, 0)
-
-
 def _requires_grad(inputs) -> bool:
     for t in inputs:
         if isinstance(t, _Tensor) and t._requires_grad:
@@ -65,7 +62,8 @@ def _record(spec, inputs, rest, kwargs, outputs):
                            "outputs with complex dtype.")
     node = _new(spec.node_cls)
     node._seq = _next_sequence_nr()
-    edges = []
+    nexts = []   # the edges, as two tuples (Note [Edges as two tuples] in autograd/graph.py)
+    nrs = []
     meta = []
     diff = spec.diff_index
     linked = inputs if diff is None else [inputs[i] for i in diff]
@@ -74,15 +72,20 @@ def _record(spec, inputs, rest, kwargs, outputs):
     for t in linked:
         if isinstance(t, _Tensor):
             if t._requires_grad:
-                edges.append(_edge(t))
+                fn, nr = _edge(t)
+                nexts.append(fn)
+                nrs.append(nr)
             else:
-                edges.append(_NO_EDGE)
+                nexts.append(None)
+                nrs.append(0)
             data = t._data
             meta.append((data.shape, data.dtype))
         else:
-            edges.append(_NO_EDGE)
+            nexts.append(None)
+            nrs.append(0)
             meta.append(None)
-    node.next_functions = tuple(edges)
+    node._next = tuple(nexts)
+    node._nrs = tuple(nrs)
     node._meta = tuple(meta)
     node._args = rest
     node._kwargs = kwargs
@@ -120,9 +123,12 @@ def _record_one(spec, a, rest, kwargs, out):
     node = _new(spec.node_cls)
     node._seq = _next_sequence_nr()
     if a._grad_fn is not None and a._base is None:   # (_edge's commonest case, inlined)
-        node.next_functions = ((a._grad_fn, a._output_nr),)
+        node._next = (a._grad_fn,)
+        nr = a._output_nr
     else:
-        node.next_functions = (_edge(a),)
+        fn, nr = _edge(a)
+        node._next = (fn,)
+    node._nrs = (0,) if nr == 0 else (nr,)
     data = a._data
     node._meta = ((data.shape, data.dtype),)
     node._args = rest

@@ -227,9 +227,9 @@ def _(ctx, grad):
     # (the hottest formula reads its edges itself rather than making two calls of
     # ctx.needs_input: an edge that autograd.grad's inputs= prune gets a gradient, which the
     # engine then drops)
-    to_self, to_other = ctx.next_functions
-    return (grad * other if to_self[0] is not None else None,
-            grad * self if to_other[0] is not None else None)
+    to_self, to_other = ctx._next
+    return (grad * other if to_self is not None else None,
+            grad * self if to_other is not None else None)
 
 
 mul.jvp(MULTILINEAR)

@@ -651,7 +651,7 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
 def _zero_grads(ctx, grad):
     """Sampling has no derivative (torch: zeros_like for every input)."""
     zero = zeros_like(grad)
-    return tuple(zero for _ in ctx.next_functions)
+    return tuple(zero for _ in ctx._next)
 
 
 for _spec in (uniform, normal_inplace, bernoulli_float, bernoulli_tensor, random_from, random_to,

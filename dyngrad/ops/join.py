@@ -164,7 +164,7 @@ def _real_if_needed(grad, dtype):
 
 @_cat.backward
 def _(ctx, grad):
-    shapes = [ctx.input_metadata(i)[0] for i in range(len(ctx.next_functions))]
+    shapes = [ctx.input_metadata(i)[0] for i in range(len(ctx._next))]
     first = next((s for s in shapes if not _skipped(s)), None)
     dim = canonical_dim(ctx.dim, len(first)) if first is not None else 0
     grads = []

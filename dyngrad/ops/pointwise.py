@@ -190,8 +190,8 @@ def _zero_grads(ctx, grad):
     """A piecewise-constant op: zero for every input with an edge."""
     zero = zeros_like(grad)
     if zero._data.dtype.kind == "c":   # torch: zeros_like(other), real for a real other
-        return tuple(handle_r_to_c(ctx, i, zero) for i in range(len(ctx.next_functions)))
-    return tuple(zero for _ in ctx.next_functions)
+        return tuple(handle_r_to_c(ctx, i, zero) for i in range(len(ctx._next)))
+    return tuple(zero for _ in ctx._next)
 
 
 def _comparison(name, ufunc_name, ordered):
