@@ -532,6 +532,10 @@ TWIN_CASES = [
     ("unsqueeze_end", lambda lib, x: x.contiguous().unsqueeze(-1)),
     ("squeeze_dim", lambda lib, x: x[:, :1].contiguous().squeeze(1)),
     ("squeeze_other", lambda lib, x: x[:1, :1].contiguous().squeeze(0)),
+    ("expand", lambda lib, x: x[:, :1].contiguous().expand(-1, 3, -1, -1)),
+    ("expand_keeps_size1", lambda lib, x: x[:, :1].contiguous().expand(2, -1, -1, -1)),
+    ("expand_new_dims", lambda lib, x: x[0, :1, :1].contiguous().expand(4, 1, 2, 3, -1)),
+    ("expand_same", lambda lib, x: x.expand(-1, -1, -1, -1)),
 ]
 
 
@@ -547,7 +551,7 @@ def test_numpy_view_twins_equal_the_geometry_kernel(base_name, name, fn):
     assert geometry(fn(dyngrad, BASES[base_name](dyngrad))) == want
     twins = {s: s.array_view for s in _registry._SPECS.values() if s.array_view is not None}
     assert {s.name for s in twins} >= {"t", "transpose.int", "permute", "view", "unsqueeze",
-                                       "squeeze.dim"}
+                                       "squeeze.dim", "expand"}
     try:
         for s in twins:
             s.array_view = None    # the geometry kernel alone

@@ -32,6 +32,8 @@ from ._geometry import (  # noqa: F401  (geometry as ATen computes it; see _geom
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR
 
+_ndarray = _npb.xp.ndarray
+
 _Tensor = None
 
 
@@ -469,6 +471,21 @@ def _expand(geom, size, type_name="torch.Tensor"):
     shape, stride, offset = geom
     out_shape, out_stride = expand_geometry(shape, stride, size, type_name)
     return out_shape, out_stride, offset
+
+
+@_expand.numpy_view
+def _(a, size, type_name="torch.Tensor"):
+    # the kernel's geometry, over the array's own memory: an array NumPy can take as a buffer
+    # (C-contiguous, not empty) with the expanded strides in bytes. Its strides are the
+    # tensor's, size-1 dims included, so the geometry is the kernel's exactly
+    if type(size) is not tuple or not a.flags.c_contiguous or not a.size:
+        return None
+    itemsize = a.itemsize
+    shape, stride = expand_geometry(a.shape, tuple([s // itemsize for s in a.strides]), size,
+                                    type_name)
+    if 0 in shape:
+        return None
+    return _ndarray(shape, a.dtype, a, 0, tuple([s * itemsize for s in stride]))
 
 
 @_expand.backward
