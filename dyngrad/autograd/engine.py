@@ -278,6 +278,22 @@ def _must_execute(parents, capture_edges):
     return must
 
 
+def _pruned_dependencies(parents, must, visit):
+    """The in-degrees the engine waits on when ``inputs=`` prunes the graph: only nodes in
+    `visit` (those that must run, and those whose gradient is captured) are ever scheduled,
+    and only edges from nodes that must run lead to them. A pruned node is never popped, run
+    or counted (torch's exec_info skips it the same way)."""
+    deps = {}
+    for node in visit:
+        n = 0
+        for p in parents.get(node, ()):
+            if p in must:
+                n += 1
+        if n:
+            deps[node] = n
+    return deps
+
+
 def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                  inputs=None, allow_unused: bool = False, accumulate: bool = True):
     """Backpropagate `grad_roots` from `roots`. Returns the captured gradients of `inputs`.
@@ -301,8 +317,9 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
         for i, t in enumerate(inputs):
             captures.setdefault(_input_edge(t), []).append(i)
         must = _must_execute(parents, captures)
-        parents = None
         visit = must | {e[0] for e in captures}
+        deps = _pruned_dependencies(parents, must, visit)
+        parents = None
     captured = [None] * (len(inputs) if inputs is not None else 0)
 
     buffers = {}
@@ -314,7 +331,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     heap = []
     counter = 0
     for fn in root_nodes:
-        if deps.get(fn, 0) == 0:
+        if deps.get(fn, 0) == 0 and (visit is None or fn in visit):
             heapq.heappush(heap, (-fn._seq, counter, fn))
             counter += 1
 
@@ -380,19 +397,22 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                 continue
             else:
                 outputs = run_node(fn, grads, captures, captured, must, retain_graph)
+                if must is not None and fn not in must:
+                    continue   # a node run only to capture its gradient: no one waits on it
             i = -1
             for nxt in nexts:
                 i += 1
                 if nxt is None:
                     continue
+                wanted = visit is None or nxt in visit
                 if outputs is not None:
                     g = outputs[i]
                     if metas is not None and g is not None:   # validate_outputs, inlined
                         meta = metas[i]
                         if meta is not None and (g._data.shape != meta[0]
                                                  or g._data.dtype is not meta[1]):
-                            g = _validate_one(fn, i, g, meta, visit is None or nxt in visit)
-                    if g is not None and (visit is None or nxt in visit):
+                            g = _validate_one(fn, i, g, meta, wanted)
+                    if g is not None and wanted:
                         nr = fn._nrs[i]
                         buf = buffers.get(nxt)
                         if buf is None and nr == 0:
@@ -404,6 +424,8 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                                 _add_to_buffer(buffers, nxt, nr, g, owned)   # refuses, in time)
                         else:
                             _add_to_buffer(buffers, nxt, nr, g, owned)
+                if not wanted:
+                    continue   # pruned: it never runs (_pruned_dependencies)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:

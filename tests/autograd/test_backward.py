@@ -109,6 +109,29 @@ def test_backward_inputs_non_leaf():
     assert_prints_like_torch(ex)
 
 
+def test_grad_runs_only_the_nodes_that_lead_to_its_inputs():
+    """autograd.grad prunes the graph: a node that leads to none of the inputs never runs (its
+    hooks stay silent), and a captured node that leads nowhere else is not run past the capture,
+    while a node feeding both a pruned branch and the inputs runs once."""
+    def ex(torch):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        w = torch.tensor([3.0, -1.0], requires_grad=True)
+        h = x * w                    # MulBackward0: leads to x (kept) and to w (pruned)
+        u = h.exp()
+        v = (w * 2).sin()            # a branch that leads to w only: pruned
+        out = (u * v).sum() + h.sum()
+        for node in (v.grad_fn, w.grad_fn.next_functions[0][0] if w.grad_fn else None,
+                     v.grad_fn.next_functions[0][0], u.grad_fn, h.grad_fn):
+            if node is not None:
+                name = node.name()
+                node.register_prehook(lambda g, name=name: print("pre", name))
+                node.register_hook(lambda gi, go, name=name: print("post", name))
+        print(torch.autograd.grad(out, [x], retain_graph=True))
+        print(torch.autograd.grad(out, [h, x], retain_graph=True))
+        print(torch.autograd.grad(out, [u]))
+    assert_prints_like_torch(ex)
+
+
 def test_grad_allow_unused_and_materialize():
     def ex(torch):
         x = torch.tensor([1.0, 2.0], requires_grad=True)
