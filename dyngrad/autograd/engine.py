@@ -229,11 +229,27 @@ _STEAL_REFS = 4
 def _dependencies(root_nodes, parents=None):
     """In-degree of every node reachable from the roots (iterative DFS), and the set of
     those nodes. A node other than a root is new when it first gets an in-degree: the count
-    doubles as the walk's record of where it has been. Given a dict, `parents` also gets
-    every node's parents (one entry per edge), for ``_must_execute``."""
-    deps = {}
+    doubles as the walk's record of where it has been. Given a dict, the walk fills
+    `parents` with every node's parents instead (one entry per edge), and the in-degrees are
+    left to ``_pruned_dependencies`` (None)."""
     stack = list(root_nodes)
     roots = root_nodes if len(root_nodes) < 8 else set(root_nodes)
+    if parents is not None:   # (the same walk, recording the parents)
+        while stack:
+            fn = stack.pop()
+            for nxt in fn._next:
+                if nxt is None:
+                    continue
+                if nxt in parents:
+                    parents[nxt].append(fn)
+                else:
+                    parents[nxt] = [fn]
+                    if nxt not in roots:
+                        stack.append(nxt)
+        reachable = set(parents)
+        reachable.update(root_nodes)
+        return None, reachable
+    deps = {}
     while stack:
         fn = stack.pop()
         for nxt in fn._next:
@@ -245,11 +261,6 @@ def _dependencies(root_nodes, parents=None):
                 deps[nxt] = 1
                 if nxt not in roots:   # (a root is walked from the start)
                     stack.append(nxt)
-            if parents is not None:
-                if nxt in parents:
-                    parents[nxt].append(fn)
-                else:
-                    parents[nxt] = [fn]
     reachable = set(deps)
     reachable.update(root_nodes)
     return deps, reachable
