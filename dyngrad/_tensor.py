@@ -667,6 +667,21 @@ def _as_method(fn, name):
                     return run(spec, (self,) + args, kwargs)
                 except TypeError as e:
                     raise _method_position(e, spec) from None
+        elif spec.fast and spec.n_inputs == 2:   # Tensor.mm(m), Tensor.mul(y)...
+            def otherwise(a, b):
+                try:
+                    return run(spec, (a, b), {})
+                except TypeError as e:
+                    raise _method_position(e, spec) from None
+            fast2 = _dispatch.binary_fast_path(spec, otherwise)
+
+            def method(self, *args, **kwargs):
+                if len(args) == 1 and not kwargs:
+                    return fast2(self, args[0])
+                try:
+                    return run(spec, (self,) + args, kwargs)
+                except TypeError as e:
+                    raise _method_position(e, spec) from None
         elif spec.array_view is not None:   # Tensor.t(): the view, two frames from here
             fast_view = _dispatch.fast_view
 
