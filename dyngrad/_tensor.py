@@ -701,11 +701,11 @@ def _as_method(fn, name):
                 except TypeError as e:
                     raise _method_position(e, spec) from None
     elif getattr(fn, "__func__", None) is _registry.OpSpec.call_inplace:   # Tensor.add_ ...
-        spec = fn.__self__
+        spec, run = fn.__self__, _dispatch._run
 
         def method(self, *args, **kwargs):
-            try:
-                return fn(self, *args, **kwargs)
+            try:   # (call_inplace, written out: an optimizer's step makes many such calls)
+                return run(spec, (self,) + args, kwargs, self, True)
             except TypeError as e:
                 raise _method_position(e, spec, name) from None
     elif type(fn) is types.FunctionType and fn.__name__ == name \
