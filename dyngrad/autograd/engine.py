@@ -232,38 +232,27 @@ def _dependencies(root_nodes, parents=None):
     doubles as the walk's record of where it has been. Given a dict, the walk fills
     `parents` with every node's parents instead (one entry per edge), and the in-degrees are
     left to ``_pruned_dependencies`` (None)."""
+    counting = parents is None
+    seen = {} if counting else parents   # node -> its in-degree, or its parents
     stack = list(root_nodes)
     roots = root_nodes if len(root_nodes) < 8 else set(root_nodes)
-    if parents is not None:   # (the same walk, recording the parents)
-        while stack:
-            fn = stack.pop()
-            for nxt in fn._next:
-                if nxt is None:
-                    continue
-                if nxt in parents:
-                    parents[nxt].append(fn)
-                else:
-                    parents[nxt] = [fn]
-                    if nxt not in roots:
-                        stack.append(nxt)
-        reachable = set(parents)
-        reachable.update(root_nodes)
-        return None, reachable
-    deps = {}
     while stack:
         fn = stack.pop()
         for nxt in fn._next:
             if nxt is None:
                 continue
-            if nxt in deps:
-                deps[nxt] += 1
+            if nxt in seen:
+                if counting:
+                    seen[nxt] += 1
+                else:
+                    seen[nxt].append(fn)
             else:
-                deps[nxt] = 1
+                seen[nxt] = 1 if counting else [fn]
                 if nxt not in roots:   # (a root is walked from the start)
                     stack.append(nxt)
-    reachable = set(deps)
+    reachable = set(seen)
     reachable.update(root_nodes)
-    return deps, reachable
+    return (seen if counting else None), reachable
 
 
 def _must_execute(parents, capture_edges):
