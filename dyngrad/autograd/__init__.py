@@ -63,12 +63,12 @@ def _make_grads(outputs, grads, is_grads_batched=False):
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if g is None:
             if out._requires_grad:
-                if out._data.size != 1:
+                data = out._data
+                if data.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if not out.is_floating_point() and not out.is_complex():
+                if data.dtype.kind not in "fc":   # (is_floating_point() or is_complex())
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {out.dtype}")
-                data = out._data
                 if data.ndim == 0 and not grad_mode._state.inference:
                     # a scalar loss: ones_like's answer, without its dispatch
                     new.append(_tensor_module()._wrap(_np.ones((), data.dtype)))
