@@ -223,7 +223,7 @@ class Tensor:
     def _check_writeable(self) -> None:
         """torch refuses in-place writes through a tensor whose elements overlap (expand)."""
         data = self._data
-        if data.size > 1:
+        if 0 in data.strides and data.size > 1:   # (no zero stride: nothing is repeated)
             for n, s in zip(data.shape, data.strides):
                 if s == 0 and n > 1:
                     raise RuntimeError(

@@ -830,10 +830,13 @@ def _overlap_status(a, b):
 
 
 def _check_no_partial_overlap(target, inputs) -> None:
-    """torch's refusal to write into memory that an input partly shares (``x[1:].add_(x[:-1])``)."""
+    """torch's refusal to write into memory that an input partly shares (``x[1:].add_(x[:-1])``).
+    Two arrays that own their memory never share it: only a view (an array with a base) can."""
+    x = target._data
     for a in inputs:
         if isinstance(a, _Tensor) and a is not target \
-                and _npb.xp.may_share_memory(target._data, a._data) \
+                and (x.base is not None or a._data.base is not None) \
+                and _npb.xp.may_share_memory(x, a._data) \
                 and _overlap_status(target, a) == "partial":
             from .indexing import _PARTIAL_MSG
             raise RuntimeError(_PARTIAL_MSG)
@@ -848,11 +851,12 @@ def _write_inplace(spec, target, result, inputs=(), rest=(), kwargs=None, record
     if result.shape != target._data.shape:   # torch checks the shape before the dtype
         raise RuntimeError(f"output with shape {shape_str(target._data.shape)} doesn't match "
                            f"the broadcast shape {shape_str(result.shape)}")
-    res_dt = D.from_np(result.dtype)
-    dst_dt = target.dtype
-    if res_dt.category > dst_dt.category:
-        raise RuntimeError(f"result type {res_dt._legacy} can't be cast to the desired output "
-                           f"type {dst_dt._legacy}")
+    if result.dtype is not target._data.dtype:   # (a result of the target's dtype casts)
+        res_dt = D.from_np(result.dtype)
+        dst_dt = target.dtype
+        if res_dt.category > dst_dt.category:
+            raise RuntimeError(f"result type {res_dt._legacy} can't be cast to the desired "
+                               f"output type {dst_dt._legacy}")
     target._check_writeable()
     is_view = target._base is not None
     if record and "self" in spec.saves:

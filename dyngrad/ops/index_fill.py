@@ -375,13 +375,14 @@ def masked_fill_(self, mask, value):
         if shape != self._data.shape:
             raise RuntimeError(f"output with shape {shape_str(self._data.shape)} doesn't match "
                                f"the broadcast shape {shape_str(shape)}")
-    fill = value.item() if is_tensor else value
+    if _expanded(self):   # Note [Filling an expanded tensor]
+        fill = value.item() if is_tensor else value
 
-    def write():
-        self._data[_xp.broadcast_to(mask._data, shape)] = _fill_value(fill, self._data.dtype)
+        def write():
+            self._data[_xp.broadcast_to(mask._data, shape)] = _fill_value(fill, self._data.dtype)
 
-    if _fill_expanded(self, "masked_fill", 2450, (value,), write):
-        return self
+        if _fill_expanded(self, "masked_fill", 2450, (value,), write):
+            return self
     if is_tensor:
         return _masked_fill_tensor.call_inplace(self, mask, value)
     return _masked_fill_scalar.call_inplace(self, mask, value)
