@@ -23,7 +23,7 @@ from .._utils import canonical_dim, canonical_dims
 from ..backends import numpy_backend as _npb
 from ..autograd import grad_mode as _gm
 from ._autograd_utils import conj
-from ._registry import FUNCTIONS, METHODS, defop
+from ._registry import FUNCTIONS, METHODS, OPS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 from .pointwise import _not_implemented, _warn_once
 from .view_backward import backward_only
@@ -47,8 +47,9 @@ def reduced_axes(dim, ndim) -> tuple:
 
 def unsqueeze_multiple(t, dim, ndim):
     """torch's unsqueeze_multiple: put back the reduced dims (size 1) of a keepdim=False result."""
+    unsqueeze = OPS["unsqueeze"]   # (the op itself: Tensor.unsqueeze is two frames more)
     for d in sorted(_dims(dim, ndim) or ()):
-        t = t.unsqueeze(d)
+        t = unsqueeze(t, d)
     return t
 
 
