@@ -55,21 +55,15 @@ def _check_bool(arr, kernel_name: str) -> None:
         raise NotImplementedError(f"\"{kernel_name}\" not implemented for '{_legacy(arr)}'")
 
 
-def _blas_ready(xp, a):
-    """`a` itself when BLAS can read it (C- or F-ordered), else a C-ordered copy: NumPy's
-    matmul falls back to a slow loop for other strides (an expanded gradient)."""
-    if a.ndim != 2 or a.flags.c_contiguous or a.flags.f_contiguous:
-        return a
-    return xp.ascontiguousarray(a)
-
-
 def _product(xp, fn, a, b):
     """a @ b; float16 accumulates in float32 as torch's CPU kernels do."""
     kind = a.dtype.kind
     if kind == "f" and a.itemsize == 2:
         return fn(a.astype(xp.float32), b.astype(xp.float32)).astype(xp.float16)
     if kind == "f" or kind == "c":
-        fa, fb = a.flags, b.flags   # (_blas_ready, inlined for the products of every layer)
+        # a matrix BLAS cannot read (neither C- nor F-ordered: an expanded gradient) is copied
+        # to C order first, since NumPy's matmul falls back to a slow loop for other strides
+        fa, fb = a.flags, b.flags
         if a.ndim == 2 and not (fa.c_contiguous or fa.f_contiguous):
             a = xp.ascontiguousarray(a)
         if b.ndim == 2 and not (fb.c_contiguous or fb.f_contiguous):
