@@ -265,9 +265,9 @@ def _must_execute(parents, capture_edges):
     """
     must = set()
     stack = []
-    for edge in capture_edges:
-        for fn in parents.get(edge[0], ()):
-            if fn not in must and edge in fn.next_functions:
+    for node, nr in capture_edges:
+        for fn in parents.get(node, ()):
+            if fn not in must and nr in [n for nxt, n in zip(fn._next, fn._nrs) if nxt is node]:
                 must.add(fn)
                 stack.append(fn)
     while stack:

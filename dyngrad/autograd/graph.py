@@ -386,7 +386,10 @@ class OpNode(Node):
             if len(nexts) == 2:   # (the commonest count, without a comprehension)
                 return nexts[0] is not None, nexts[1] is not None
             return tuple([fn is not None for fn in nexts])
-        return tuple([self.needs_input(i) for i in range(len(nexts))])
+        visit = _graph_task.visit   # (needs_input's test, for every edge at once)
+        if visit is None:
+            return tuple([fn is not None for fn in nexts])
+        return tuple([fn is not None and fn in visit for fn in nexts])
 
     def needs_input(self, i: int) -> bool:
         """``needs_input_grad[i]``, without building the tuple (the formulas' hot check)."""
