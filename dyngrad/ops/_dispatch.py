@@ -92,6 +92,23 @@ def _remember_fast_key(spec, inputs, comp, res_dt):
         spec._dtype_cache[(a._data.dtype, type(b))] = (comp, res_dt, comp.kind in "fc")
 
 
+def _general_plan(spec, key, inputs):
+    """(computation dtype, result dtype, the inputs to convert) for the general path's
+    promotion key, made once per key: the tensors whose dtype is not the computation dtype
+    (where the op promotes), and every input that is not a tensor (a Python number, checked
+    and converted on each call; a None where the op allows one is left as it is)."""
+    for i, a in enumerate(inputs):   # (a None the op does not allow, a string: torch's error)
+        if not isinstance(a, _Tensor) and (a is not None or i not in spec.optional):
+            _check_input(spec, a, i)
+    comp, res_dt = spec.dtypes_for(key, inputs)[:2]
+    promotes = spec.promote is not Promote.NONE
+    fix = tuple(i for i, a in enumerate(inputs)
+                if (a._data.dtype is not comp and promotes and i not in spec.nopromote
+                    if isinstance(a, _Tensor) else a is not None))
+    plan = spec._plans[key] = (comp, res_dt, fix)
+    return plan
+
+
 def _scalar_for(value, np_dtype):
     """A Python scalar as the kernel should see it: wrapped into range for integer dtypes."""
     if np_dtype.kind in "iu" and type(value) is int:
@@ -654,36 +671,36 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
             arr = arr.astype(comp)
         arrays = (arr,)
     else:
+        # one pass over the inputs: their arrays, the promotion key, whether any requires grad
+        # (and whether such an input is a view); the key's plan then says which arrays to cast
         key = []
+        arrays = []
         grad_in = views = False
-        for i, a in enumerate(inputs):
+        for a in inputs:
             if isinstance(a, _Tensor):
                 arr = a._data
+                arrays.append(arr)
                 key.append(arr.dtype if arr.ndim else (arr.dtype, 0))
                 if a._requires_grad:
                     grad_in = True
-                    views = views or a._base is not None
+                    if a._base is not None:
+                        views = True
             else:
-                if a is not None or i not in spec.optional:
-                    _check_input(spec, a, i)
+                arrays.append(a)
                 key.append(type(a))
         key = tuple(key)
-        comp, res_dt = (spec._dtype_cache.get(key) or spec.dtypes_for(key, inputs))[:2]
+        plan = spec._plans.get(key)
+        if plan is None:
+            plan = _general_plan(spec, key, inputs)
+        comp, res_dt, fix = plan
         if spec.fast and n == 2:
             _remember_fast_key(spec, inputs, comp, res_dt)
-        arrays = []
-        nopromote = spec.nopromote
-        for i, a in enumerate(inputs):
-            if isinstance(a, _Tensor):
-                arr = a._data
-                if arr.dtype is not comp and spec.promote is not Promote.NONE \
-                        and i not in nopromote:
-                    arr = arr.astype(comp)
-                arrays.append(arr)
-            elif a is None:
-                arrays.append(None)
-            else:
-                arrays.append(_scalar_for(a, comp))
+        for i in fix:   # (the tensors to promote and the Python numbers: few calls have any)
+            a = arrays[i]
+            if type(a) is _ndarray:
+                arrays[i] = a.astype(comp)
+            elif a is not None:
+                arrays[i] = _scalar_for(a, comp)
         if spec.list_input:
             arrays = (arrays,)
 

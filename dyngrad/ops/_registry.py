@@ -49,6 +49,7 @@ class OpSpec:
 
     __slots__ = ("name", "base", "node", "promote", "kernel", "inputs", "n_inputs", "variants",
                  "saves", "view", "signature", "_backward_fn", "differentiable", "_dtype_cache",
+                 "_plans",
                  "diff_index", "_bind_plan", "writes_into",
                  "nondiff_outputs", "list_input", "nopromote", "__wrapped__", "doc",
                  "pointwise", "fast", "scalars", "optional",
@@ -88,6 +89,7 @@ class OpSpec:
         self._backward_fn = None
         self.jvp_fn = None   # forward-mode rule: see Note [JVP rules] in autograd/forward_ad.py
         self._dtype_cache = {}
+        self._plans = {}   # the general path's promotion plans (_dispatch._general_plan)
         # inputs that keep their dtype and take no part in promotion (where's condition)
         self.nopromote = frozenset(self.inputs.index(n) for n in nopromote)
         self.pointwise = pointwise
@@ -303,6 +305,7 @@ def clear_dtype_caches() -> None:
     """Forget cached promotions (the default dtype changed)."""
     for spec in OPS.values():
         spec._dtype_cache.clear()
+        spec._plans.clear()
 
 
 # ---------------------------------------------------------------------------------------------
