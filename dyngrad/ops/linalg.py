@@ -455,16 +455,18 @@ def _fused_product_jvp(ctx, self_t, m1_t, m2_t):
 @defop("addmm", node="AddmmBackward0", promote=Promote.NONE, inputs=("self", "mat1", "mat2"),
        variants=("function", "method", "out"), saves=("mat1", "mat2"), scalars=())
 def addmm(xp, self, mat1, mat2, *, beta=1, alpha=1):
-    for name, m in (("mat1", mat1), ("mat2", mat2)):
-        if m.ndim != 2:
-            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+    if mat1.ndim != 2 or mat2.ndim != 2:
+        name, m = ("mat1", mat1) if mat1.ndim != 2 else ("mat2", mat2)
+        raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
                            f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
-    for name, m in (("self", self), ("mat1", mat1)):
-        if m.dtype != mat2.dtype:
-            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
-                               f"{_legacy(m)} and {_legacy(mat2)}")
+    dt = mat2.dtype
+    if self.dtype is not dt or mat1.dtype is not dt:
+        for name, m in (("self", self), ("mat1", mat1)):
+            if m.dtype != dt:
+                raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                                   f"{_legacy(m)} and {_legacy(mat2)}")
     shape = (mat1.shape[0], mat2.shape[1])
     _expand_self(self, shape)
     _check_bool(self, "addmm_impl_cpu_")

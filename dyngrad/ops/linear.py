@@ -34,15 +34,18 @@ def _flatten_nd_linear(input, weight, bias):
 @composite("nn.functional.linear")
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``. See Note [linear is a composite]."""
-    for i, (name, t) in enumerate((("input", input), ("weight", weight))):
-        if not isinstance(t, _registry._Tensor):
-            raise TypeError(f"linear(): argument '{name}' (position {i + 1}) must be Tensor, "
-                            f"not {type(t).__name__}")
-    if input.ndim == 0 or weight.ndim == 0:
+    Tensor = _registry._Tensor
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
+        i, name, t = (0, "input", input) if not isinstance(input, Tensor) else \
+            (1, "weight", weight)
+        raise TypeError(f"linear(): argument '{name}' (position {i + 1}) must be Tensor, "
+                        f"not {type(t).__name__}")
+    nd = input.ndim
+    if nd == 0 or weight.ndim == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
-                           f"{input.ndim}D and {weight.ndim}D")
+                           f"{nd}D and {weight.ndim}D")
     if bias is not None:
-        if input.ndim == 2:
+        if nd == 2:
             return _op("addmm")(bias, input, weight.t())
         if input.is_contiguous() and bias.ndim == 1:
             return _flatten_nd_linear(input, weight, bias)
