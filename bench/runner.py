@@ -100,8 +100,21 @@ def machine() -> str:
                     break
     except OSError:
         pass
-    return (f"{cpu}; Python {platform.python_version()}; numpy {numpy.__version__}; "
-            f"torch {torch.__version__}; threads {torch.get_num_threads()}")
+    return (f"{cpu}; Python {platform.python_version()}; numpy {numpy.__version__} "
+            f"({_numpy_blas()}); torch {torch.__version__}; threads {torch.get_num_threads()}")
+
+
+def _numpy_blas() -> str:
+    """NumPy's BLAS and the kernels it runs on this CPU (threadpoolctl), e.g. "openblas
+    0.3.31 SkylakeX"."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "BLAS unknown: threadpoolctl is not installed"
+    for pool in threadpool_info():
+        if pool.get("user_api") == "blas" and "numpy" in pool.get("filepath", ""):
+            return f"{pool['internal_api']} {pool['version']} {pool.get('architecture', '')}"
+    return "BLAS unknown"
 
 
 def commit() -> str:
