@@ -350,6 +350,8 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     if _anomaly.enabled or _profiler.active:   # every node takes _observed_run_node
         run_node, plain, inline = _observed_run_node, False, False
     cap_nodes = None if captures is None else {e[0] for e in captures}
+    # with captures, the nodes run inlined: those that must run and capture nothing
+    inlined = None if captures is None else must - cap_nodes
     ready = None   # the only ready node, kept out of the heap (see below)
     if visit is not None:
         _graph._pruning += 1   # (see OpNode.needs_input)
@@ -364,15 +366,16 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
             nexts = fn._next   # (its edges: Note [Edges as two tuples] in graph.py)
             metas = None   # set when the node's gradients are still to be validated
             if inline and not fn._hooked and type(fn) is not AccumulateGrad and (
-                    cap_nodes is None or fn in must and fn not in cap_nodes):
+                    inlined is None or fn in inlined):
                 # _run_node without hooks or captures, inlined: this runs once per node
                 formula = fn._formula
-                if len(grads) == 1 and grads[0] is None:
+                g = grads[0] if len(grads) == 1 else grads
+                if g is None:
                     outputs = None
-                elif formula is not None and len(grads) == 1 and fn._n_outputs == 1:
+                elif formula is not None and g is not grads and fn._n_outputs == 1:
                     # OpNode.apply and release_variables, inlined for a one-output node; its
                     # gradients are validated one by one in the loop over its edges below
-                    outputs = formula(fn, grads[0])
+                    outputs = formula(fn, g)
                     if not retain_graph:
                         fn._saved = None
                     if type(outputs) is not tuple:
@@ -409,8 +412,8 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                     g = outputs[i]
                     if metas is not None and g is not None:   # validate_outputs, inlined
                         meta = metas[i]
-                        if meta is not None and (g._data.shape != meta[0]
-                                                 or g._data.dtype is not meta[1]):
+                        data = g._data   # (a tuple compares its items by identity first)
+                        if meta is not None and (data.shape, data.dtype) != meta:
                             g = _validate_one(fn, i, g, meta, wanted)
                     if g is not None and wanted:
                         nr = fn._nrs[i]
@@ -440,7 +443,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                         ready = None
                     push(heap, (-nxt._seq, counter, nxt))
                     counter += 1
-            g = buf = outputs = metas = None   # the gradients now live in the buffers only
+            g = buf = data = outputs = metas = None   # the gradients now live in the buffers only
     except BaseException:
         if _anomaly.enabled:   # Note [Anomaly reports] in anomaly_mode.py
             from .anomaly_mode import report_error
