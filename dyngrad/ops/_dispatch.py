@@ -751,11 +751,12 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
                               record)
     if type(result) is tuple:
         keep = spec.kernel_dtypes
-        outs = tuple(_wrap(_as_array(r) if keep else _cast(spec, _as_array(r), res_dt))
-                     for r in result)
+        outs = tuple([_wrap(_as_array(r) if keep else _cast(spec, _as_array(r), res_dt))
+                      for r in result])
     else:
-        result = _as_array(result)
-        if not spec.kernel_dtypes:
+        if type(result) is not _ndarray or not result.size:   # (_as_array's cases)
+            result = _as_array(result)
+        if result.dtype is not res_dt and not spec.kernel_dtypes:
             result = _cast(spec, result, res_dt)
         if out is not None:
             if record:

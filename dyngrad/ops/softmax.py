@@ -95,8 +95,12 @@ def _backward_axis(xp, output, dim):
     return axis
 
 
-def _opmath(xp, *arrays):
-    return tuple(a.astype(xp.float32) if a.dtype == xp.float16 else a for a in arrays)
+def _opmath(xp, grad_output, output):
+    """The two arrays to compute with: float16 ones in float32 (torch's opmath)."""
+    if grad_output.dtype != xp.float16 and output.dtype != xp.float16:
+        return grad_output, output
+    return tuple(a.astype(xp.float32) if a.dtype == xp.float16 else a
+                 for a in (grad_output, output))
 
 
 @defop("_softmax_backward_data", node="SoftmaxBackwardDataBackward0", promote=Promote.NONE,
