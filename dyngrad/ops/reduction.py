@@ -226,7 +226,7 @@ def _mean_check(x, dtype, name="mean") -> None:
 def _mean(xp, x, axes, keepdim, dtype):
     _mean_check(x, dtype)
     x, acc = _accumulate(xp, x, dtype)
-    total = xp.sum(x, axis=axes, keepdims=keepdim, dtype=acc)
+    total = xp.add.reduce(x, axis=axes, keepdims=keepdim, dtype=acc)   # (xp.sum, unwrapped)
     count = x.size if axes is None else _numel(x.shape[a] for a in axes)
     mean = xp.true_divide(total, count)   # an empty reduction gives nan, without a warning
     return dense(xp, mean if acc is None else mean.astype(x.dtype))
