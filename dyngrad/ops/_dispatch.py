@@ -86,7 +86,10 @@ def _remember_fast_key(spec, inputs, comp, res_dt):
     if not isinstance(a, _Tensor):   # subclasses too (Parameter): the key holds only dtypes
         return
     if type(b) is _Tensor and b._data.dtype is a._data.dtype:
-        spec._dtype_cache[a._data.dtype] = (comp, res_dt)
+        # only an op that computes in the operands' dtype gets an entry: one that promotes
+        # (int / int) finds none and stays on the general path, with no further test
+        if comp is a._data.dtype:
+            spec._dtype_cache[a._data.dtype] = (comp, res_dt)
     elif type(b) is float or type(b) is int:
         # Python ints are passed straight to NumPy only where they cannot overflow the dtype
         spec._dtype_cache[(a._data.dtype, type(b))] = (comp, res_dt, comp.kind in "fc")
@@ -488,8 +491,8 @@ def binary_fast_path(spec, otherwise):
             y = b._data
             if y.dtype is not dt:
                 return otherwise(a, b)
-            r = cache.get(dt)
-            if r is None or r[0] is not dt:
+            r = cache.get(dt)    # (only ops computing in dt have an entry: _remember_fast_key)
+            if r is None:
                 return otherwise(a, b)
             uf = spec.ufunc
             try:
