@@ -362,17 +362,16 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                 ready = None
             else:
                 fn = pop(heap)[2]
-            grads = buffers.pop(fn, None) or [None]
+            g = buffers.pop(fn, None)   # its gradient, or a list of them (_add_to_buffer)
             nexts = fn._next   # (its edges: Note [Edges as two tuples] in graph.py)
             metas = None   # set when the node's gradients are still to be validated
             if inline and not fn._hooked and type(fn) is not AccumulateGrad and (
                     inlined is None or fn in inlined):
                 # _run_node without hooks or captures, inlined: this runs once per node
                 formula = fn._formula
-                g = grads[0] if len(grads) == 1 else grads
                 if g is None:
                     outputs = None
-                elif formula is not None and g is not grads and fn._n_outputs == 1:
+                elif formula is not None and type(g) is not list and fn._n_outputs == 1:
                     # OpNode.apply and release_variables, inlined for a one-output node; its
                     # gradients are validated one by one in the loop over its edges below
                     outputs = formula(fn, g)
@@ -384,7 +383,10 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                     if len(outputs) != len(metas):
                         validate_outputs(fn, outputs)   # raises torch's count error
                 else:
+                    grads = g if type(g) is list else [g]
+                    g = None
                     outputs = fn.apply(tuple(grads))
+                    grads = None
                     if not retain_graph:
                         fn.release_variables()
                     outputs = validate_outputs(fn, outputs)
@@ -392,14 +394,15 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                     fn.variable, "_backward_hooks", None):
                 # a leaf without hooks: hand its gradient over with no other reference left in
                 # this frame, so accumulate_grad can tell whether anyone else holds it
-                g = grads[0]
-                grads = None
                 if g is not None:
                     accumulate_grad(fn.variable, g)
                     g = None
                 continue
             else:
+                grads = g if type(g) is list else [g]
+                g = None
                 outputs = run_node(fn, grads, captures, captured, must, retain_graph)
+                grads = None
                 if must is not None and fn not in must:
                     continue   # a node run only to capture its gradient: no one waits on it
             i = -1
@@ -419,10 +422,11 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                         nr = fn._nrs[i]
                         buf = buffers.get(nxt)
                         if buf is None and nr == 0:
-                            buffers[nxt] = [g]
-                        elif nr == 0 and owned is not None and nxt in owned:
+                            buffers[nxt] = g
+                        elif nr == 0 and owned is not None and nxt in owned \
+                                and type(buf) is not list:
                             try:   # _add_to_buffer's in-place sum, inlined
-                                buf[0]._data += g._data
+                                buf._data += g._data
                             except ValueError:   # (a gradient the sum would broadcast: NumPy
                                 _add_to_buffer(buffers, nxt, nr, g, owned)   # refuses, in time)
                         else:
@@ -475,31 +479,44 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
 def _add_to_buffer(buffers, fn, nr, g, owned=None):
     """Sum gradient `g` into slot `nr` of fn's input buffer (one slot per forward output).
 
-    The first sum makes a new tensor; `owned` remembers the slots holding such a sum, which
-    only the engine can see, so later gradients are added into it in place (torch's
-    InputBuffer does the same). A slot is keyed by its node, or by ``(node, nr)`` for a node's
-    later outputs (the commonest key costs no tuple). With ``create_graph`` (`owned` is None)
-    every sum is recorded.
+    A buffer holding only slot 0 is that gradient itself; one with a later slot is a list,
+    one entry per slot (the commonest node, one output, then costs no list). The first sum
+    makes a new tensor; `owned` remembers the slots holding such a sum, which only the engine
+    can see, so later gradients are added into it in place (torch's InputBuffer does the
+    same). A slot is keyed by its node, or by ``(node, nr)`` for a node's later outputs (the
+    commonest key costs no tuple). With ``create_graph`` (`owned` is None) every sum is
+    recorded.
     """
     buf = buffers.get(fn)
     if buf is None:
         if nr == 0:
-            buffers[fn] = [g]
+            buffers[fn] = g
             return
         buf = buffers[fn] = []
+    elif type(buf) is not list:
+        if nr == 0:   # slot 0 again: the buffer stays one tensor
+            buffers[fn] = _sum_into(buf, g, fn, owned)
+            return
+        buf = buffers[fn] = [buf]
     while len(buf) <= nr:
         buf.append(None)
     old = buf[nr]
     if old is None:
         buf[nr] = g
         return
-    slot = fn if nr == 0 else (fn, nr)
+    buf[nr] = _sum_into(old, g, fn if nr == 0 else (fn, nr), owned)
+
+
+def _sum_into(old, g, slot, owned):
+    """``old + g`` for a buffer slot: in place into a sum the engine made itself (only it can
+    see it), else a new tensor (recorded with ``create_graph``) that later sums go into."""
     if owned is not None and slot in owned and old._data.shape == g._data.shape:
         old._data += g._data
-    else:
-        buf[nr] = old + g
-        if owned is not None:
-            owned.add(slot)
+        return old
+    total = old + g
+    if owned is not None:
+        owned.add(slot)
+    return total
 
 
 def _run_node(fn, grads, captures, captured, must, retain_graph):
