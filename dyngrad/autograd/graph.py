@@ -389,6 +389,9 @@ class OpNode(Node):
         visit = _graph_task.visit   # (needs_input's test, for every edge at once)
         if visit is None:
             return tuple([fn is not None for fn in nexts])
+        if len(nexts) == 2:
+            a, b = nexts
+            return a is not None and a in visit, b is not None and b in visit
         return tuple([fn is not None and fn in visit for fn in nexts])
 
     def needs_input(self, i: int) -> bool:
