@@ -60,27 +60,33 @@ def _product(xp, fn, a, b):
     kind = a.dtype.kind
     if kind == "f" and a.itemsize == 2:
         return fn(a.astype(xp.float32), b.astype(xp.float32)).astype(xp.float16)
-    if kind == "f" or kind == "c":
-        # a matrix BLAS cannot read (neither C- nor F-ordered: an expanded gradient) is copied
-        # to C order first, since NumPy's matmul falls back to a slow loop for other strides
-        fa, fb = a.flags, b.flags
-        if a.ndim == 2 and not (fa.c_contiguous or fa.f_contiguous):
-            a = xp.ascontiguousarray(a)
-        if b.ndim == 2 and not (fb.c_contiguous or fb.f_contiguous):
-            b, fb = xp.ascontiguousarray(b), None
-        if (a.itemsize == 4 and fb is not None and fb.f_contiguous and not fb.c_contiguous
-                and a.ndim == 2 and b.ndim == 2 and 2 <= a.shape[0] <= 64 and b.shape[1] >= 32):
-            # a few rows times a transposed matrix (a linear layer, x @ W.t(), at small batch):
-            # OpenBLAS is 1.3-2x faster at the transposed product W @ x.t(), even with the
-            # copy back to rows (measured for 8-64 rows, 256-784 columns in float32: bench/ MLP
-            # step; on an AVX-512 machine 1.06x, and 0.8x for float64 64x32 @ 32x64)
-            return xp.ascontiguousarray(fn(b.T, a.T).T)
-        if fn is xp.matmul and a.ndim == 2 and 1 <= b.ndim <= 2:
-            # the same product through np.dot, which hands every 2-D case to BLAS: matmul
-            # loops by itself over an inner dim of 1 (an outer product, 64x1 @ 1x64: 4.6 us
-            # against 1.4) and is slower at matrix @ vector too
-            fn = xp.dot
-    return fn(a, b)
+    if kind != "f" and kind != "c":
+        return fn(a, b)
+    # a matrix BLAS cannot read (neither C- nor F-ordered: an expanded gradient) is copied to
+    # C order first, since NumPy's matmul falls back to a slow loop for other strides
+    if a.ndim == 2 and not a.flags.c_contiguous and not a.flags.f_contiguous:
+        a = xp.ascontiguousarray(a)
+    if fn is not xp.matmul or a.ndim != 2:
+        return fn(a, b)
+    if b.ndim == 1:
+        return xp.dot(a, b)
+    if b.ndim != 2:
+        return fn(a, b)
+    # two matrices (mm, addmm, a linear layer): through np.dot, which hands every 2-D case
+    # to BLAS, where matmul loops by itself over an inner dim of 1 (an outer product,
+    # 64x1 @ 1x64: 4.6 us against 1.4) and is slower at matrix @ vector too
+    fb = b.flags
+    if fb.c_contiguous:
+        return xp.dot(a, b)
+    if not fb.f_contiguous:
+        return xp.dot(a, xp.ascontiguousarray(b))
+    if a.itemsize == 4 and 2 <= a.shape[0] <= 64 and b.shape[1] >= 32:
+        # a few rows times a transposed matrix (a linear layer, x @ W.t(), at small batch):
+        # OpenBLAS is 1.3-2x faster at the transposed product W @ x.t(), even with the copy
+        # back to rows (measured for 8-64 rows, 256-784 columns in float32: bench/ MLP step;
+        # 1.7x on an AVX-512 machine with its own kernels, and 0.8x for float64 64x32 @ 32x64)
+        return xp.ascontiguousarray(fn(b.T, a.T).T)
+    return xp.dot(a, b)
 
 
 # Differences from torch: mm keeps both operands, where torch keeps each only when the other's
