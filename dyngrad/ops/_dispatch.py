@@ -609,7 +609,6 @@ def _relayout(result, arrays):
     """Give a pointwise result torch's layout. See Note [Output layout of pointwise ops]."""
     if type(result) is not _ndarray or result.ndim < 2:
         return result
-    arrays = [a for a in arrays if type(a) is _ndarray]
     if result.flags.c_contiguous:
         # the common case: contiguous operands (broadcast ones too: their stride-0 dims decide
         # nothing in torch's ordering), contiguous result; a size-1 dim of a broadcast result
@@ -617,12 +616,15 @@ def _relayout(result, arrays):
         shape = result.shape
         plain = 1 not in shape
         for a in arrays:
+            if type(a) is not _ndarray:
+                continue
             if not a.flags.c_contiguous:
                 break
             if not plain and a.shape != shape:
                 break
         else:
             return result
+    arrays = [a for a in arrays if type(a) is _ndarray]
     want = elementwise_strides(result.shape, arrays)
     itemsize = result.itemsize
     want = tuple([s * itemsize for s in want])
