@@ -250,8 +250,8 @@ class Tensor:
         elements into the storage. NumPy may have made `data` itself: Note [Views NumPy makes
         directly] in ops/_dispatch.py."""
         st = self._storage
-        if st is None:
-            st = self._storage_obj()
+        if st is None:   # (_storage_obj, written out: a gradient's views in every backward)
+            st = self._storage = Storage.of(self._data, CPU)
         v = _new(Tensor)            # (a view of a Parameter is a plain Tensor)
         v._data = data
         v._storage = st

@@ -487,14 +487,16 @@ def addmm(xp, self, mat1, mat2, *, beta=1, alpha=1):
 def _(ctx, grad):
     mat1, mat2 = ctx.saved_tensors
     _, need1, need2 = ctx.needs_input_grad
+    # (beta and alpha are keyword-only: a linear layer's call passes neither)
+    beta, alpha = (ctx.beta, ctx.alpha) if ctx._kwargs else (1, 1)
     g1 = g2 = None
     if need1:
         g1 = _scale(conj(mat2).mm(grad.t()).t() if _column_major(mat1)
-                    else grad.mm(conj(mat2.t())), ctx.alpha)
+                    else grad.mm(conj(mat2.t())), alpha)
     if need2:
         g2 = _scale(grad.t().mm(conj(mat1)).t() if _column_major(mat2)
-                    else conj(mat1.t()).mm(grad), ctx.alpha)
-    return _scale(grad, ctx.beta), g1, g2
+                    else conj(mat1.t()).mm(grad), alpha)
+    return _scale(grad, beta), g1, g2
 
 
 addmm.jvp(_fused_product_jvp)
