@@ -80,11 +80,14 @@ def _product(xp, fn, a, b):
         return xp.dot(a, b)
     if not fb.f_contiguous:
         return xp.dot(a, xp.ascontiguousarray(b))
-    if a.itemsize == 4 and 2 <= a.shape[0] <= 64 and b.shape[1] >= 32:
+    rows, inner = a.shape
+    if a.itemsize == 4 and 8 <= rows <= 64 and b.shape[1] >= 128 \
+            and inner >= (128 if rows <= 32 else 256):
         # a few rows times a transposed matrix (a linear layer, x @ W.t(), at small batch):
-        # OpenBLAS is 1.3-2x faster at the transposed product W @ x.t(), even with the copy
-        # back to rows (measured for 8-64 rows, 256-784 columns in float32: bench/ MLP step;
-        # 1.7x on an AVX-512 machine with its own kernels, and 0.8x for float64 64x32 @ 32x64)
+        # OpenBLAS is faster at the transposed product W @ x.t(), even with the copy back to
+        # rows. In float32 on an AVX-512 EPYC with OpenBLAS's own kernels: 1.7x for 32x784 @
+        # 784x256 (the bench's MLP), 1.1-2.2x over 8-64 rows, 128-784 inner and 128-512 output
+        # columns; slower below these sizes (1.5x slower for 64x32 @ 32x64) and for float64
         return xp.ascontiguousarray(fn(b.T, a.T).T)
     return xp.dot(a, b)
 
