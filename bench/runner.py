@@ -111,10 +111,13 @@ def _numpy_blas() -> str:
         from threadpoolctl import threadpool_info
     except ImportError:
         return "BLAS unknown: threadpoolctl is not installed"
-    for pool in threadpool_info():
-        if pool.get("user_api") == "blas" and "numpy" in pool.get("filepath", ""):
-            return f"{pool['internal_api']} {pool['version']} {pool.get('architecture', '')}"
-    return "BLAS unknown"
+    pools = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+    # NumPy's own (a wheel bundles it under numpy.libs), else the first BLAS loaded
+    pools.sort(key=lambda p: "numpy" not in p.get("filepath", ""))
+    if not pools:
+        return "BLAS unknown"
+    pool = pools[0]
+    return f"{pool['internal_api']} {pool['version']} {pool.get('architecture', '')}"
 
 
 def commit() -> str:
