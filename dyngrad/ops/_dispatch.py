@@ -98,8 +98,10 @@ def _remember_fast_key(spec, inputs, comp, res_dt):
 def _general_plan(spec, key, inputs):
     """(computation dtype, result dtype, the inputs to convert) for the general path's
     promotion key, made once per key: the tensors whose dtype is not the computation dtype
-    (where the op promotes), and every input that is not a tensor (a Python number, checked
-    and converted on each call; a None where the op allows one is left as it is)."""
+    (where the op promotes), and every input that is not a tensor (a Python number: its type,
+    part of the key, is checked here once; its value is converted on each call). A None where
+    the op allows one is left as it is. A key whose check fails gets no plan, so every call
+    with it raises torch's TypeError."""
     for i, a in enumerate(inputs):   # (a None the op does not allow, a string: torch's error)
         if not isinstance(a, _Tensor) and (a is not None or i not in spec.optional):
             _check_input(spec, a, i)
