@@ -101,7 +101,8 @@ def machine() -> str:
     except OSError:
         pass
     return (f"{cpu}; Python {platform.python_version()}; numpy {numpy.__version__} "
-            f"({_numpy_blas()}); torch {torch.__version__}; threads {torch.get_num_threads()}")
+            f"({_numpy_blas()}); axpy {_axpy_blas()}; torch {torch.__version__}; "
+            f"threads {torch.get_num_threads()}")
 
 
 def _numpy_blas() -> str:
@@ -118,6 +119,23 @@ def _numpy_blas() -> str:
         return "BLAS unknown"
     pool = pools[0]
     return f"{pool['internal_api']} {pool['version']} {pool.get('architecture', '')}"
+
+
+def _axpy_blas() -> str:
+    """Where dyngrad's ``add_(g, alpha=)`` runs: SciPy's BLAS (its version and kernels), or
+    NumPy's two passes without SciPy (Note [axpy for add_ with alpha])."""
+    from dyngrad.backends import blas
+    if not blas._load():
+        return "NumPy's two passes (no SciPy)"
+    import scipy
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return f"scipy {scipy.__version__}"
+    pools = [p for p in threadpool_info()
+             if p.get("user_api") == "blas" and "scipy" in p.get("filepath", "")]
+    kernel = f" ({pools[0]['internal_api']} {pools[0].get('architecture', '')})" if pools else ""
+    return f"scipy {scipy.__version__}{kernel}"
 
 
 def commit() -> str:

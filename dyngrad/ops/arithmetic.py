@@ -35,6 +35,7 @@ import math
 from .. import _dtypes as D
 from .._promotion import Promote
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
+from ..backends.blas import axpy
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR, MULTILINEAR, fw_not_implemented
 from ._autograd_utils import conj, handle_r_to_c
 from .creation import zeros_like
@@ -97,6 +98,8 @@ def _scaled(xp, other, alpha, dtype):
        pointwise=True, ufunc="add")
 def add(xp, self, other, *, alpha=1, _into=None):
     if alpha != 1 or type(alpha) is not int:
+        if _into is self and axpy(self, other, alpha):   # Note [axpy for add_ with alpha]
+            return self
         other = _scaled(xp, other, alpha, _dtype(self, other))
     return xp.add(self, other, out=_into)
 
@@ -118,6 +121,8 @@ add.jvp(AUTO_LINEAR)
        pointwise=True, public="sub", ufunc="subtract")
 def sub_tensor(xp, self, other, *, alpha=1, _into=None):
     if alpha != 1 or type(alpha) is not int:
+        if _into is self and type(alpha) is not bool and axpy(self, other, -alpha):
+            return self   # (torch's sub is add with -alpha; -True would pass as the int -1)
         other = _scaled(xp, other, alpha, _dtype(self, other))
     return xp.subtract(self, other, out=_into)
 
