@@ -37,7 +37,8 @@ from .._promotion import Promote
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..backends.blas import axpy
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR, MULTILINEAR, fw_not_implemented
-from ._autograd_utils import conj, handle_r_to_c
+from ..backends import numpy_backend as _npb
+from ._autograd_utils import arrays_only, conj, contiguous, from_array, handle_r_to_c
 from .creation import zeros_like
 from .pointwise import (ALL, NO_INPLACE, _call, _dtype, _not_implemented, _require_tensor,
                         _tensor_cls, where_self)
@@ -538,6 +539,10 @@ def _(ctx, grad):
     if exponent == 0:
         return zeros_like(grad)
     exponent = _as_double(exponent)   # torch computes with exponent.toDouble()
+    if type(exponent) is float and contiguous(grad, self) and arrays_only(grad, self):
+        # Note [Array formulas]: the three ops below on the arrays (pow's kernel is xp.power)
+        g, x = grad._data, self._data
+        return from_array(g * (exponent * _npb.xp.power(x, exponent - 1)))
     if grad._data.dtype.kind == "c":   # Note [Complex gradients]
         return handle_r_to_c(ctx, 0, grad * conj(exponent * self.pow(exponent - 1)))
     return grad * (exponent * self.pow(exponent - 1))

@@ -25,8 +25,9 @@ from __future__ import annotations
 from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import broadcast_shapes, shape_str
+from ..backends import numpy_backend as _npb
 from . import _dispatch, _registry
-from ._autograd_utils import conj
+from ._autograd_utils import arrays_only, conj, from_array
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..autograd.forward_ad import MULTILINEAR
 
@@ -117,10 +118,28 @@ def _column_major(t) -> bool:
     return a.strides[0] == a.itemsize and a.strides[1] == a.shape[0] * a.itemsize
 
 
+def _product_grads(grad, mat1, mat2, need1, need2):
+    """The gradients of ``mat1 @ mat2`` in their array form (Note [Array formulas]): the
+    products the op forms below dispatch, on the arrays, a column-major input's gradient
+    transposed back by the ``t`` op as there."""
+    xp = _npb.xp
+    g, a, b = grad._data, mat1._data, mat2._data
+    g1 = g2 = None
+    if need1:
+        g1 = from_array(_product(xp, xp.matmul, b, g.T)).t() if _column_major(mat1) \
+            else from_array(_product(xp, xp.matmul, g, b.T))
+    if need2:
+        g2 = from_array(_product(xp, xp.matmul, g.T, a)).t() if _column_major(mat2) \
+            else from_array(_product(xp, xp.matmul, a.T, g))
+    return g1, g2
+
+
 @mm.backward
 def _(ctx, grad):
     self, mat2 = ctx.saved_tensors
     need_self, need_mat2 = ctx.needs_input_grad
+    if arrays_only(grad, self, mat2):
+        return _product_grads(grad, self, mat2, need_self, need_mat2)
     grad_self = grad_mat2 = None
     # a column-major input gets a column-major gradient (torch's mm_mat1/mat2_backward);
     # complex operands enter conjugated (Note [Complex gradients]: grad @ mat2.mH)
@@ -491,6 +510,8 @@ def _(ctx, grad):
     mat1, mat2 = ctx.saved_tensors
     _, need1, need2 = ctx.needs_input_grad
     # (beta and alpha are keyword-only: a linear layer's call passes neither)
+    if not ctx._kwargs and arrays_only(grad, mat1, mat2):
+        return (grad,) + _product_grads(grad, mat1, mat2, need1, need2)
     beta, alpha = (ctx.beta, ctx.alpha) if ctx._kwargs else (1, 1)
     g1 = g2 = None
     if need1:

@@ -17,7 +17,9 @@ import math
 from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import canonical_dim
+from ..backends import numpy_backend as _npb
 from . import _registry
+from ._autograd_utils import arrays_only, from_array
 from ._registry import FUNCTIONS, METHODS, OPS, defop
 from .reduction import _dims, dense, reduced_axes, unsqueeze_multiple, write_out
 
@@ -108,8 +110,26 @@ def _vector_norm(xp, self, ord=2, dim=None, keepdim=False, *, dtype=None):
     return xp.asarray(r, real, order="C")
 
 
+def _two_norm_grad(grad, self, norm, dim, keepdim):
+    """norm_backward's 2-norm gradient below in its array form (Note [Array formulas]), the
+    same NumPy calls as the ops': ``grad * (self / norm)``, 0 where the norm is 0."""
+    x, g, n = self._data, grad._data, norm._data
+    if not keepdim:   # (the unsqueezes: the reduced dims back, of size 1)
+        axes = _dims(dim, x.ndim)
+        kept = tuple(1 if axes is None or i in axes else s for i, s in enumerate(x.shape))
+        g = g.reshape(kept)
+        n = n.reshape(kept)
+    scaled = x / n
+    if not n.all():   # (a zero norm: its 0/0 entries become 0, as masked_fill_ makes them)
+        _npb.xp.copyto(scaled, 0, where=n == 0)
+    return from_array(g * scaled)
+
+
 def norm_backward(grad, self, p, norm, dim, keepdim):
     """torch's norm_backward (p-norm over `dim`, [] meaning every dim)."""
+    if p == 2 and self._data.ndim and self._data.flags.c_contiguous \
+            and arrays_only(grad, self, norm):
+        return _two_norm_grad(grad, self, norm, dim, keepdim)
     ndim = self.dim()
     if not keepdim and ndim != 0:
         grad = unsqueeze_multiple(grad, dim, ndim)

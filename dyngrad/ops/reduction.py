@@ -22,7 +22,7 @@ from .._promotion import Promote
 from .._utils import canonical_dim, canonical_dims
 from ..backends import numpy_backend as _npb
 from ..autograd import grad_mode as _gm
-from ._autograd_utils import conj
+from ._autograd_utils import arrays_only, conj, from_array
 from ._registry import FUNCTIONS, METHODS, OPS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 from .pointwise import _not_implemented, _warn_once
@@ -239,7 +239,10 @@ def mean_all(xp, self, *, dtype=None):
 
 @mean_all.backward
 def _(ctx, grad):
-    return grad.expand(ctx.self_shape) / ctx._saved_self_sym_numel
+    numel = ctx._saved_self_sym_numel
+    if arrays_only(grad):   # Note [Array formulas]: the expand and the division, on the array
+        return from_array(_npb.xp.broadcast_to(grad._data, ctx.self_shape) / numel)
+    return grad.expand(ctx.self_shape) / numel
 
 
 mean_all.jvp(AUTO_LINEAR)

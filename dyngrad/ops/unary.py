@@ -19,7 +19,8 @@ import math
 
 from .._promotion import Promote
 from ..backends import special_math as _sm
-from ._autograd_utils import conj
+from ..backends import numpy_backend as _npb
+from ._autograd_utils import arrays_only, conj, contiguous, from_array
 from ._registry import FUNCTIONS, INPLACE, METHODS, OPS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD, fw_not_implemented
 from .creation import laid_out_like, zeros_like
@@ -278,6 +279,11 @@ def tanh_backward(xp, grad_output, output):
 def _(ctx, grad):
     grad_output, output = ctx.saved_tensors
     need_grad, need_output = ctx.needs_input_grad
+    if contiguous(grad, grad_output, output) and arrays_only(grad, grad_output, output):
+        # Note [Array formulas]: the kernel and the three products below, on the arrays
+        g, go, y = grad._data, grad_output._data, output._data
+        return (from_array(tanh_backward.kernel(_npb.xp, g, y)) if need_grad else None,
+                from_array(g * (-2 * y * go)) if need_output else None)
     return (tanh_backward(grad, conj(output)) if need_grad else None,
             conj(grad) * (-2 * conj(output) * grad_output) if need_output else None)
 
