@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from .._utils import shape_str
 from ..autograd import grad_mode as _gm
-from ..backends.numpy_backend import ndarray
+from ..backends.numpy_backend import ndarray, xp as _xp
 from . import _dispatch
 from ._registry import METHODS
 
@@ -82,6 +82,23 @@ def conj(value):
 def from_array(result):
     """An array form's result as a new tensor (a NumPy scalar from 0-dim arrays included)."""
     return _dispatch._wrap(_dispatch._as_array(result))
+
+
+def backward_op(spec, *args):
+    """``spec(*args)``, a backward primitive called by a formula (``threshold_backward``,
+    ``tanh_backward``...); in a backward that records nothing (Note [Array formulas]), with
+    C-contiguous tensor inputs, the op's kernel on their arrays: all that is left of the
+    dispatcher's work for such a call, as the inputs need no promotion, the result no new
+    layout and no node."""
+    n = spec.n_inputs
+    tensors = args[:n]
+    if not (contiguous(*tensors) and arrays_only(*tensors)):
+        return spec(*args)
+    dt = tensors[0]._data.dtype
+    result = spec.kernel(_xp, *[t._data for t in tensors], *args[n:])
+    if result.dtype is not dt and not spec.kernel_dtypes:   # (the dispatcher's cast)
+        result = result.astype(dt)
+    return from_array(result)
 
 
 def contiguous(*tensors) -> bool:

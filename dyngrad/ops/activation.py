@@ -34,6 +34,7 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from ..backends import numpy_backend as _npb
 from ._registry import FUNCTIONS, METHODS, OPS, defop
+from ._autograd_utils import backward_op
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD
 from .creation import empty_like, zeros_like
 from . import random_streams as _rs
@@ -190,7 +191,7 @@ def relu(xp, self):
 @relu.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
-    return threshold_backward(grad, result, 0)
+    return backward_op(threshold_backward, grad, result, 0)
 
 
 relu.jvp(AUTO_ELEMENT_WISE)
@@ -235,7 +236,7 @@ def _threshold_kernel(xp, self, threshold, value):
 
 def _threshold_grad(ctx, grad):
     self, = ctx.saved_tensors
-    return threshold_backward(grad, self, ctx.threshold)
+    return backward_op(threshold_backward, grad, self, ctx.threshold)
 
 
 threshold_op = defop("threshold", node="ThresholdBackward0", saves=("self",),

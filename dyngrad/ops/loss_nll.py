@@ -12,6 +12,8 @@ from ``self`` gives ``self`` the zero second derivative torch reports.
 from __future__ import annotations
 
 from .._promotion import Promote
+from ..backends.numpy_backend import xp as _xp
+from ._autograd_utils import arrays_only, from_array
 from ._registry import OPS, composite, defop
 from ..autograd.forward_ad import FROM_BACKWARD
 from .loss import (MEAN, NONE, SUM, add_scalar, div_scalar, get_enum, legacy_reduction,
@@ -85,6 +87,10 @@ def _nll_backward(ctx, grad, grad_total_weight=None):
     """NllLossBackward0 / NllLoss2DBackward0: one call of the backward primitive, as torch."""
     self, target, weight, total_weight = ctx.saved_tensors
     op = nll_loss_backward if self.dim() < 3 else nll_loss2d_backward
+    if weight is None and arrays_only(grad, self, total_weight):
+        # Note [Array formulas]: the primitive's kernel on the arrays (it makes a new array)
+        return from_array(op.kernel(_xp, grad._data, self._data, target._data,
+                                    total_weight._data, None, ctx.reduction, ctx.ignore_index))
     return op(grad, self, target, total_weight, weight, ctx.reduction, ctx.ignore_index)
 
 

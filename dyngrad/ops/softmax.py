@@ -16,6 +16,7 @@ from ..autograd.forward_ad import FROM_BACKWARD
 from ._registry import FUNCTIONS, METHODS, OPS, defop
 from .pointwise import _not_implemented
 from .reduction import dense, reduce_rows, write_out
+from ._autograd_utils import backward_op
 
 
 def _prepare(xp, self, dim, kernel):
@@ -51,7 +52,7 @@ def _softmax(xp, self, dim, half_to_float=False):
 @_softmax.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
-    return _softmax_backward_data(grad, result, ctx.dim)
+    return backward_op(_softmax_backward_data, grad, result, ctx.dim)
 
 
 @_softmax.jvp
@@ -75,7 +76,7 @@ def _log_softmax(xp, self, dim, half_to_float=False):
 @_log_softmax.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
-    return _log_softmax_backward_data(grad, result, ctx.dim)
+    return backward_op(_log_softmax_backward_data, grad, result, ctx.dim)
 
 
 @_log_softmax.jvp

@@ -20,7 +20,7 @@ import math
 from .._promotion import Promote
 from ..backends import special_math as _sm
 from ..backends import numpy_backend as _npb
-from ._autograd_utils import arrays_only, conj, contiguous, from_array
+from ._autograd_utils import arrays_only, backward_op, conj, contiguous, from_array
 from ._registry import FUNCTIONS, INPLACE, METHODS, OPS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD, fw_not_implemented
 from .creation import laid_out_like, zeros_like
@@ -258,7 +258,7 @@ def tanh(xp, self):
 @tanh.backward
 def _(ctx, grad):
     result, = ctx.saved_tensors
-    return tanh_backward(grad, result)
+    return backward_op(tanh_backward, grad, result)
 
 
 # Note [tanh and sigmoid backward are ops]: as in torch, TanhBackward0 and SigmoidBackward0 call
