@@ -21,7 +21,10 @@ def _time_call(fn, inner: int) -> float:
 
 
 def _calibrate(fn, target: float = 0.02) -> int:
-    """How many calls make one timing sample last about `target` seconds."""
+    """How many calls make one timing sample last about `target` seconds (after a first call,
+    which may pay one-time costs: dyngrad imports SciPy's BLAS on its first ``add_`` with an
+    alpha, and a sample of one call would then be timed cold)."""
+    fn()
     n = 1
     while True:
         t = _time_call(fn, n) * n
