@@ -25,15 +25,20 @@ gradient. In the commonest backward, without ``create_graph``, grad mode is off 
 nothing is recorded, yet the formula still dispatches each of its ops only to reach their arrays:
 the 2-norm's gradient is six of them (two unsqueezes, a division, a comparison, ``masked_fill_``
 and a product), 17 us on its own where one NumPy expression takes 5, and twice that inside a
-training step. So a few of the hottest formulas (mm, addmm, the 2-norm, tanh's double backward)
-have a second form: the same NumPy calls the ops' kernels make, in the same order, on the
-arrays, so the same numbers, wrapped as a new tensor at the end. They take it only when
-``arrays_only`` says nothing could tell the difference: grad mode off, no profiler, inference
-block or forward-AD level (the dispatcher's fast paths are on: those watch or extend every op),
-and real floating tensors of one dtype. The op form stays the definition, and the op tests
-run both against torch: the first backward takes the array form, ``gradgradcheck`` the op form.
-An array form returns fresh arrays (or views made by the view ops), never a view of an input,
-so what the engine may steal for ``.grad`` is decided as before.
+training step. So the hottest formulas have a second form, the same NumPy calls the ops' kernels
+make, in the same order, on the arrays (so the same numbers), wrapped as a new tensor at the end:
+mm and addmm (their products), the 2-norm, mean, pow with a number, tanh's double backward, and
+the backward primitives a formula calls (``backward_op``: relu's ``threshold_backward``,
+``tanh_backward``, softmax's and log_softmax's; nll_loss's directly, its target being an
+integer tensor). They take it only when
+``arrays_only`` says nothing could tell the difference: grad mode off; no profiler, inference
+block or forward-AD level (the dispatcher's fast paths are on: those watch or extend every op);
+NumPy arrays of one float32 or float64 dtype; and where the result's layout would follow the
+inputs', C-contiguous inputs. The op form stays the definition, and the op tests run both
+against torch: a first backward takes the array form, ``gradgradcheck``'s the op form. An array
+form returns new arrays (or views made by the view ops), never a view of an input, so what the
+engine may steal for ``.grad`` is decided as before. In the gradient penalty's second backward
+this takes 175 -> 133 us; in the MLP step's backward, 307 -> 291.
 """
 from __future__ import annotations
 
@@ -44,24 +49,21 @@ from . import _dispatch
 from ._registry import METHODS
 
 
+_FLOATS = frozenset(_xp.dtype(d) for d in ("float32", "float64"))
+
+
 def arrays_only(*tensors) -> bool:
-    """Whether a formula may take its array form (Note [Array formulas]) for `tensors`."""
+    """Whether a formula may take its array form (Note [Array formulas]) for `tensors` (tensors,
+    never None): grad mode off, the fast paths on, NumPy arrays of one float32/float64 dtype."""
     if _gm._state.grad_enabled or _dispatch._fast_off:
         return False
-    tensor = _dispatch._Tensor
-    dt = None
-    for t in tensors:
-        if not isinstance(t, tensor):   # (a Parameter too)
-            return False
+    a = tensors[0]._data
+    dt = a.dtype
+    if type(a) is not ndarray or dt not in _FLOATS:
+        return False
+    for t in tensors[1:]:
         a = t._data
-        if type(a) is not ndarray:   # (the array forms are NumPy's)
-            return False
-        d = a.dtype
-        if dt is None:
-            if d.kind != "f" or d.itemsize < 4:
-                return False
-            dt = d
-        elif d is not dt:
+        if type(a) is not ndarray or a.dtype is not dt:
             return False
     return True
 
