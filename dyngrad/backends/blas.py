@@ -10,7 +10,7 @@ that same single pass, so where it runs the step is about twice as fast on a lar
 (784 x 256 float32: 29 -> 14 us, torch 17). OpenBLAS fuses the multiply-add in its vector loop
 but not for the last few elements (fewer than 32 in float32, per thread), so the values agree
 with torch's bit for bit except there, where they round twice as NumPy's passes do (those
-differ from torch's in the last bit for a few elements in a thousand with a small alpha, for
+differ from torch's by a rounding for a few elements in a thousand with a small alpha, for
 about a tenth of them with alpha 3). NumPy exposes BLAS only through its products
 (dot, matmul), so the routine comes from SciPy, imported the first time a large enough ``add_``
 with an alpha runs.
