@@ -266,7 +266,7 @@ def _must_execute(parents, capture_edges):
     must = set()
     stack = []
     for node, nr in capture_edges:
-        leaf = type(node) is AccumulateGrad   # (every edge into a leaf's node is its input 0)
+        leaf = nr == 0 and type(node) is AccumulateGrad   # (every edge into one is input 0)
         for fn in parents.get(node, ()):
             if fn not in must and (leaf or nr in [n for nxt, n in zip(fn._next, fn._nrs)
                                                   if nxt is node]):
