@@ -25,7 +25,8 @@ from ..autograd import graph as _graph
 from ..autograd.graph import node_class as _node_class
 from ..backends import numpy_backend as _npb
 from . import _dispatch
-from ._dispatch import _no_fast_path, _run, binary_fast_path, unary_fast_path
+from ._dispatch import (_no_fast_path, _run, binary_fast_path, ternary_fast_path,
+                        unary_fast_path)
 
 OPS: dict = {}        # "add.Tensor" -> OpSpec
 FUNCTIONS: dict = {}  # public name -> callable; dotted names ("linalg.inv") go to submodules
@@ -136,7 +137,9 @@ class OpSpec:
         # the fast path _run takes when `fast` (None where it does not apply); made last, as
         # it reads the declaration above
         self.fast_path = unary_fast_path(self, _no_fast_path) if self.n_inputs == 1 else \
-            binary_fast_path(self, _no_fast_path) if self.n_inputs == 2 else None
+            binary_fast_path(self, _no_fast_path) if self.n_inputs == 2 else \
+            ternary_fast_path(self, _no_fast_path) if self.n_inputs == 3 and not pointwise \
+            and len(outputs) <= 1 else None
 
     def backward(self, fn):
         """Decorator: attach the backward formula (on Tensors) to this op."""

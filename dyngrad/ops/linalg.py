@@ -481,7 +481,7 @@ def _fused_product_jvp(ctx, self_t, m1_t, m2_t):
 
 
 @defop("addmm", node="AddmmBackward0", promote=Promote.NONE, inputs=("self", "mat1", "mat2"),
-       variants=("function", "method", "out"), saves=("mat1", "mat2"), scalars=())
+       variants=("function", "method", "out"), saves=("mat1", "mat2"), scalars=(), fast=True)
 def addmm(xp, self, mat1, mat2, *, beta=1, alpha=1):
     if mat1.ndim != 2 or mat2.ndim != 2:
         name, m = ("mat1", mat1) if mat1.ndim != 2 else ("mat2", mat2)
