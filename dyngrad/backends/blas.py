@@ -33,7 +33,7 @@ def _load() -> dict:
     global _routines
     try:
         from scipy.linalg import blas
-    except ImportError:
+    except Exception:   # (not installed, or an install that cannot load: NumPy's passes)
         _routines = {}
     else:
         _routines = {np.dtype(np.float32): blas.saxpy, np.dtype(np.float64): blas.daxpy}
