@@ -143,3 +143,14 @@ def test_sgd_step_uses_axpy(calls):
     opt.step()
     assert calls == [(np.dtype("float32"), 1200)]
     np.testing.assert_allclose(w.detach().numpy(), 0.8, rtol=1e-6)
+
+
+def test_load_without_scipy(monkeypatch):
+    """``_load`` finds no routines when SciPy cannot be imported (it is an optional extra)."""
+    monkeypatch.setitem(__import__("sys").modules, "scipy.linalg", None)
+    monkeypatch.setattr(blas, "_routines", None)
+    assert blas._load() == {}
+    p, g = _pair(dyngrad, (64, 64), "float32")
+    expected = p.numpy() + np.float32(0.5) * g.numpy()
+    p.add_(g, alpha=0.5)
+    np.testing.assert_array_equal(p.numpy(), expected)
