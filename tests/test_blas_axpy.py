@@ -4,6 +4,8 @@ that must keep NumPy's two passes (alpha 0, small or broadcast or non-contiguous
 no SciPy)."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -147,7 +149,7 @@ def test_sgd_step_uses_axpy(calls):
 
 def test_load_without_scipy(monkeypatch):
     """``_load`` finds no routines when SciPy cannot be imported (it is an optional extra)."""
-    monkeypatch.setitem(__import__("sys").modules, "scipy.linalg", None)
+    monkeypatch.setitem(sys.modules, "scipy.linalg", None)
     monkeypatch.setattr(blas, "_routines", None)
     assert blas._load() == {}
     p, g = _pair(dyngrad, (64, 64), "float32")
