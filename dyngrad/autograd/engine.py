@@ -313,13 +313,14 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     deps, reachable = _dependencies(root_nodes, parents)
 
     captures = None   # (node, input_nr) -> positions in `inputs`
-    must = visit = None
+    must = visit = cap_nodes = None
     if inputs is not None:
         captures = {}
         for i, t in enumerate(inputs):
             captures.setdefault(_input_edge(t), []).append(i)
         must = _must_execute(parents, captures)
-        visit = must | {e[0] for e in captures}
+        cap_nodes = {e[0] for e in captures}
+        visit = must | cap_nodes
         deps = _pruned_dependencies(parents, must, visit)
         parents = None
     captured = [None] * (len(inputs) if inputs is not None else 0)
@@ -346,12 +347,11 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     _task.id, _task.can_checkpoint, _task.nodes, _task.visit = _next_task_id(), plain, \
         reachable, visit
     _task.grad_leaves = None if accumulate or captures is None else \
-        {e[0] for e in captures if type(e[0]) is AccumulateGrad}
+        {n for n in cap_nodes if type(n) is AccumulateGrad}
     run_node = _run_node
     inline = True    # nodes without hooks, captures or pruning run inlined below
     if _anomaly.enabled or _profiler.active:   # every node takes _observed_run_node
         run_node, plain, inline = _observed_run_node, False, False
-    cap_nodes = None if captures is None else {e[0] for e in captures}
     # with captures, the nodes run inlined: those that must run and capture nothing
     inlined = None if captures is None else must - cap_nodes
     ready = None   # the only ready node, kept out of the heap (see below)
