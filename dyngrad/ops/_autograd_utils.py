@@ -94,7 +94,7 @@ def backward_op(spec, *args):
     layout and no node."""
     n = spec.n_inputs
     tensors = args[:n]
-    if not (contiguous(*tensors) and arrays_only(*tensors)):
+    if not (arrays_only(*tensors) and contiguous(*tensors)):
         return spec(*args)
     dt = tensors[0]._data.dtype
     result = spec.kernel(_xp, *[t._data for t in tensors], *args[n:])

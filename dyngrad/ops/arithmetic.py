@@ -539,7 +539,7 @@ def _(ctx, grad):
     if exponent == 0:
         return zeros_like(grad)
     exponent = _as_double(exponent)   # torch computes with exponent.toDouble()
-    if type(exponent) is float and contiguous(grad, self) and arrays_only(grad, self):
+    if type(exponent) is float and arrays_only(grad, self) and contiguous(grad, self):
         # Note [Array formulas]: the three ops below on the arrays (pow's kernel is xp.power)
         g, x = grad._data, self._data
         return from_array(g * (exponent * _npb.xp.power(x, exponent - 1)))

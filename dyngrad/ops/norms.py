@@ -127,8 +127,8 @@ def _two_norm_grad(grad, self, norm, dim, keepdim):
 
 def norm_backward(grad, self, p, norm, dim, keepdim):
     """torch's norm_backward (p-norm over `dim`, [] meaning every dim)."""
-    if p == 2 and self._data.ndim and self._data.flags.c_contiguous \
-            and arrays_only(grad, self, norm):
+    if p == 2 and arrays_only(grad, self, norm) and self._data.ndim \
+            and self._data.flags.c_contiguous:
         return _two_norm_grad(grad, self, norm, dim, keepdim)
     ndim = self.dim()
     if not keepdim and ndim != 0:

@@ -279,7 +279,7 @@ def tanh_backward(xp, grad_output, output):
 def _(ctx, grad):
     grad_output, output = ctx.saved_tensors
     need_grad, need_output = ctx.needs_input_grad
-    if contiguous(grad, grad_output, output) and arrays_only(grad, grad_output, output):
+    if arrays_only(grad, grad_output, output) and contiguous(grad, grad_output, output):
         # Note [Array formulas]: the kernel and the three products below, on the arrays
         g, go, y = grad._data, grad_output._data, output._data
         return (from_array(tanh_backward.kernel(_npb.xp, g, y)) if need_grad else None,
