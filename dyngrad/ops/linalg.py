@@ -26,6 +26,7 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import broadcast_shapes, shape_str
 from ..backends import numpy_backend as _npb
+from ..backends.blas import gemm_plus
 from . import _dispatch, _registry
 from ._autograd_utils import arrays_only, conj, from_array
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
@@ -81,16 +82,20 @@ def _product(xp, fn, a, b):
         return xp.dot(a, b)
     if not fb.f_contiguous:
         return xp.dot(a, xp.ascontiguousarray(b))
-    rows, inner = a.shape
-    if a.itemsize == 4 and 8 <= rows <= 64 and b.shape[1] >= 128 \
-            and inner >= (128 if rows <= 32 else 256):
-        # a few rows times a transposed matrix (a linear layer, x @ W.t(), at small batch):
-        # OpenBLAS is faster at the transposed product W @ x.t(), even with the copy back to
-        # rows. In float32 on an AVX-512 EPYC with OpenBLAS's own kernels: 1.7x for 32x784 @
-        # 784x256 (the bench's MLP), 1.1-2.2x over 8-64 rows, 128-784 inner and 128-512 output
-        # columns; slower below these sizes (1.5x slower for 64x32 @ 32x64) and for float64
+    if _few_rows_times_transposed(a, b):
         return xp.ascontiguousarray(fn(b.T, a.T).T)
     return xp.dot(a, b)
+
+
+def _few_rows_times_transposed(a, b) -> bool:
+    """a few rows times a transposed matrix (a linear layer, x @ W.t(), at small batch), where
+    OpenBLAS is faster at the transposed product W @ x.t(), even with the copy back to rows. In
+    float32 on an AVX-512 EPYC with OpenBLAS's own kernels: 1.7x for 32x784 @ 784x256 (the
+    bench's MLP), 1.1-2.2x over 8-64 rows, 128-784 inner and 128-512 output columns; slower
+    below these sizes (1.5x slower for 64x32 @ 32x64) and for float64. (`b` column-major.)"""
+    rows, inner = a.shape
+    return a.itemsize == 4 and 8 <= rows <= 64 and b.shape[1] >= 128 \
+        and inner >= (128 if rows <= 32 else 256) and b.flags.f_contiguous
 
 
 # Differences from torch: mm keeps both operands, where torch keeps each only when the other's
@@ -498,6 +503,10 @@ def addmm(xp, self, mat1, mat2, *, beta=1, alpha=1):
     shape = (mat1.shape[0], mat2.shape[1])
     _expand_self(self, shape)
     _check_bool(self, "addmm_impl_cpu_")
+    if beta == 1 and alpha == 1 and not _few_rows_times_transposed(mat1, mat2):
+        result = gemm_plus(self, mat1, mat2)   # Note [gemm onto the bias] (None: no SciPy)
+        if result is not None:
+            return result
     product = _product(xp, xp.matmul, mat1, mat2)
     if beta == 1 and alpha == 1 and product.dtype.kind == "f":
         product += self          # a linear layer's case: the fresh product takes the bias
