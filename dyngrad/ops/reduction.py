@@ -101,6 +101,12 @@ def reduce_rows(xp, ufunc, x, axis, keepdims=False, dtype=None):
 def _sum(xp, x, axes, keepdim, dtype):
     if axes is None and not keepdim and dtype is None and x.dtype.kind == "f" and x.itemsize >= 4:
         return xp.add.reduce(x, None)   # a float sum of everything: one 0-dim result
+    if axes and dtype is None and len(axes) < x.ndim and max(axes) == len(axes) - 1 \
+            and type(x) is _npb.np.ndarray:
+        # the leading axes (a bias's gradient): Note [Leading-axis sums as products]
+        total = _npb.leading_sum(x, len(axes))
+        if total is not None:
+            return dense(xp, total.reshape((1,) * len(axes) + total.shape)) if keepdim else total
     x, acc = _accumulate(xp, x, dtype)
     total = reduce_rows(xp, xp.add, x, axes, keepdim, acc)   # (xp.sum, unwrapped)
     return dense(xp, total if acc is None else total.astype(x.dtype))
