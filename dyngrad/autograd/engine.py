@@ -373,10 +373,12 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                 formula = fn._formula
                 if g is None:
                     outputs = None
-                elif formula is not None and type(g) is not list and fn._n_outputs == 1:
-                    # OpNode.apply and release_variables, inlined for a one-output node; its
+                elif formula is not None and type(g) is not list:
+                    # OpNode.apply and release_variables, inlined for a node whose first output
+                    # alone has a gradient (the later ones get None, as apply gives them); its
                     # gradients are validated one by one in the loop over its edges below
-                    outputs = formula(fn, g)
+                    n = fn._n_outputs
+                    outputs = formula(fn, g) if n == 1 else formula(fn, g, *(None,) * (n - 1))
                     if not retain_graph:
                         fn._saved = None
                     if type(outputs) is not tuple:
