@@ -514,13 +514,26 @@ def addmm(xp, self, mat1, mat2, *, beta=1, alpha=1):
     return _fused(xp, xp.broadcast_to(self, shape), product, beta, alpha)
 
 
+def _bias_grad(ctx, grad):
+    """A linear layer's bias gradient in the array form: `grad` summed over its rows as the
+    engine would sum it to the bias's shape (the same call, Note [Leading-axis sums as
+    products]), here, without the engine's round trip; `grad` itself for any other shape."""
+    g = grad._data
+    if g.ndim == 2 and ctx._meta[0][0] == g.shape[1:]:
+        total = _npb.leading_sum(g, 1)
+        if total is not None:
+            return from_array(total)
+    return grad
+
+
 @addmm.backward
 def _(ctx, grad):
     mat1, mat2 = ctx.saved_tensors
-    _, need1, need2 = ctx.needs_input_grad
+    need0, need1, need2 = ctx.needs_input_grad
     # (beta and alpha are keyword-only: a linear layer's call passes neither)
     if not ctx._kwargs and arrays_only(grad, mat1, mat2):
-        return (grad,) + _product_grads(grad, mat1, mat2, need1, need2)
+        return (_bias_grad(ctx, grad) if need0 else grad,) + \
+            _product_grads(grad, mat1, mat2, need1, need2)
     beta, alpha = (ctx.beta, ctx.alpha) if ctx._kwargs else (1, 1)
     g1 = g2 = None
     if need1:
