@@ -104,7 +104,7 @@ def machine() -> str:
     except OSError:
         pass
     return (f"{cpu}; Python {platform.python_version()}; numpy {numpy.__version__} "
-            f"({_numpy_blas()}); axpy {_axpy_blas()}; torch {torch.__version__}; "
+            f"({_numpy_blas()}); axpy and gemm+bias {_scipy_blas()}; torch {torch.__version__}; "
             f"threads {torch.get_num_threads()}")
 
 
@@ -124,17 +124,17 @@ def _numpy_blas() -> str:
     return f"{pool['internal_api']} {pool['version']} {pool.get('architecture', '')}"
 
 
-def _axpy_blas() -> str:
-    """Where dyngrad's ``add_(g, alpha=)`` runs: SciPy's BLAS (its version and kernels), or
-    NumPy's two passes without SciPy (Note [axpy for add_ with alpha])."""
+def _scipy_blas() -> str:
+    """Where dyngrad's two SciPy BLAS calls run (``add_(g, alpha=)``'s axpy and addmm's gemm
+    onto the bias): SciPy's BLAS (its version and kernels) while every BLAS library runs one
+    thread, else NumPy (Note [One BLAS thread pool at a time] in dyngrad/backends/blas.py)."""
     from dyngrad.backends import blas
     if not blas._load():
-        return "NumPy's two passes (no SciPy)"
+        return "NumPy (no SciPy or threadpoolctl)"
+    if not blas.single_threaded():
+        return "NumPy (more than one BLAS thread)"
     import scipy
-    try:
-        from threadpoolctl import threadpool_info
-    except ImportError:
-        return f"scipy {scipy.__version__}"
+    from threadpoolctl import threadpool_info
     pools = [p for p in threadpool_info()
              if p.get("user_api") == "blas" and "scipy" in p.get("filepath", "")]
     kernel = f" ({pools[0]['internal_api']} {pools[0].get('architecture', '')})" if pools else ""

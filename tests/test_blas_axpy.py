@@ -14,6 +14,15 @@ import dyngrad
 from dyngrad.backends import blas
 
 pytest.importorskip("scipy.linalg")
+threadpoolctl = pytest.importorskip("threadpoolctl")
+
+
+@pytest.fixture(autouse=True)
+def one_blas_thread():
+    """SciPy's routines run only while every BLAS library runs one thread (Note [One BLAS
+    thread pool at a time]); CI runs with the machine's default count."""
+    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 @pytest.fixture

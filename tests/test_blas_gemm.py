@@ -14,6 +14,15 @@ import dyngrad
 from dyngrad.backends import blas
 
 pytest.importorskip("scipy.linalg")
+threadpoolctl = pytest.importorskip("threadpoolctl")
+
+
+@pytest.fixture(autouse=True)
+def one_blas_thread():
+    """SciPy's routines run only while every BLAS library runs one thread (Note [One BLAS
+    thread pool at a time]); CI runs with the machine's default count."""
+    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 @pytest.fixture
@@ -149,3 +158,40 @@ def test_a_copying_scipy_is_written_back(monkeypatch):
     got = blas.gemm_plus(bias, m1, m2)
     assert got.flags.c_contiguous
     _close(got, bias + m1 @ m2, "float32")
+
+
+def test_more_than_one_blas_thread_keeps_numpy(monkeypatch):
+    """With two threads per BLAS library, neither SciPy routine runs (its thread pool would
+    spin beside NumPy's): NumPy's product and passes give the results, and they are torch's."""
+    if blas._gemms is None:
+        blas._load()
+    made = []
+
+    def never(*args, **kwargs):
+        made.append(args)
+        raise AssertionError("SciPy's BLAS ran with more than one thread")
+    monkeypatch.setattr(blas, "_gemms", {k: never for k in blas._gemms})
+    monkeypatch.setattr(blas, "_routines", {k: never for k in blas._routines})
+    bias, m1, m2 = _arrays([(40,), (70, 30), (30, 40)], "float32")
+    p, g = _arrays([(64, 70), (64, 70)], "float32")
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        assert not blas.single_threaded()
+        got = dyngrad.addmm(*(dyngrad.from_numpy(a) for a in (bias, m1, m2)))
+        param = dyngrad.from_numpy(p.copy())
+        param.add_(dyngrad.from_numpy(g), alpha=-0.5)
+    assert made == []
+    _close(got.numpy(), torch.addmm(*(torch.from_numpy(a) for a in (bias, m1, m2))).numpy(),
+           "float32")
+    tp = torch.from_numpy(p.copy()).add_(torch.from_numpy(g), alpha=-0.5)
+    np.testing.assert_allclose(param.numpy(), tp.numpy(), rtol=1e-6, atol=1e-6)
+    assert blas.single_threaded()   # (the fixture's one thread again)
+
+
+def test_load_without_threadpoolctl(monkeypatch):
+    """Without threadpoolctl the thread counts are unknown: SciPy's routines are not used."""
+    monkeypatch.setitem(sys.modules, "threadpoolctl", None)
+    monkeypatch.setattr(blas, "_routines", None)
+    monkeypatch.setattr(blas, "_gemms", None)
+    monkeypatch.setattr(blas, "_counters", ())
+    bias, m1, m2 = _arrays([(40,), (70, 30), (30, 40)], "float32")
+    assert blas.gemm_plus(bias, m1, m2) is None and blas._routines == blas._gemms == {}

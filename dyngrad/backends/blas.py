@@ -1,6 +1,7 @@
-"""The BLAS routines NumPy does not reach, from SciPy's BLAS wrappers when SciPy is installed
-(the ``fast`` extra); without it, NumPy's passes. axpy, ``y += alpha * x`` in place, and gemm
-with ``beta = 1``, ``c + a @ b`` in one call (Note [gemm onto the bias]).
+"""The BLAS routines NumPy does not reach, from SciPy's BLAS wrappers when SciPy and
+threadpoolctl are installed (the ``fast`` extra) and every BLAS library runs one thread (Note
+[One BLAS thread pool at a time]); otherwise, NumPy's passes. axpy, ``y += alpha * x`` in place,
+and gemm with ``beta = 1``, ``c + a @ b`` in one call (Note [gemm onto the bias]).
 
 Note [axpy for add_ with alpha]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -29,18 +30,64 @@ import numpy as np
 MIN_SIZE = 256
 _routines = None   # dtype -> SciPy's axpy for it; {} once SciPy is found missing
 _gemms = None      # dtype -> SciPy's gemm for it; {} once SciPy is found missing
+_counters = ()     # per BLAS library loaded, a function returning its thread count
+
+
+# Note [One BLAS thread pool at a time]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# NumPy's and SciPy's wheels each bring their own OpenBLAS, and each OpenBLAS its own pool of
+# threads. After a call, OpenBLAS's threads spin a while waiting for the next one. With more than
+# one thread per pool, the pool that is not working spins on the cores the working one needs:
+# on two cores at two threads the MLP step of the bench went from 2.0 to 25 ms (batch 512) and
+# from 0.45 to 10 ms (batch 32), and the NumPy baseline beside it in the same process from 1.8
+# to 4.2 ms. So SciPy's routines run only while every BLAS library in the process runs one
+# thread (the bench's headline setting, and a common one for training: one process per core);
+# otherwise NumPy's passes and products do, in one pool. threadpoolctl reads each library's
+# thread count (0.3 us a library), at every call, since threadpool_limits may change it; without
+# threadpoolctl the counts are unknown and SciPy's routines are not used.
+#
+# threadpoolctl finds the libraries and reads a count in 0.3 us; OpenBLAS's own C function,
+# called directly, takes 0.08 (the check runs at every call, so this matters for the small
+# calls: six parameter updates a step). It is looked up under the names threadpoolctl tries for
+# OpenBLAS builds (plain, SciPy's "scipy_" prefix, 64-bit integer suffixes); any other library
+# keeps threadpoolctl's reader.
+
+_OPENBLAS_COUNT = tuple(f"{prefix}openblas_get_num_threads{suffix}"
+                        for prefix in ("", "scipy_") for suffix in ("", "64_", "_64"))
+
+
+def _thread_counter(pool):
+    """A function of no argument returning the thread count of threadpoolctl's `pool`."""
+    if pool.internal_api == "openblas":
+        for name in _OPENBLAS_COUNT:
+            count = getattr(pool.dynlib, name, None)
+            if count is not None:
+                return count
+    return pool.get_num_threads
 
 
 def _load() -> dict:
-    global _routines, _gemms
+    global _routines, _gemms, _counters
     try:
         from scipy.linalg import blas
+        from threadpoolctl import ThreadpoolController
+        pools = ThreadpoolController().select(user_api="blas").lib_controllers
+        counters = tuple(_thread_counter(pool) for pool in pools)
     except Exception:   # (not installed, or an install that cannot load: NumPy's passes)
         _routines = _gemms = {}
-    else:
-        _routines = {np.dtype(np.float32): blas.saxpy, np.dtype(np.float64): blas.daxpy}
-        _gemms = {np.dtype(np.float32): blas.sgemm, np.dtype(np.float64): blas.dgemm}
+        return _routines
+    _counters = counters
+    _routines = {np.dtype(np.float32): blas.saxpy, np.dtype(np.float64): blas.daxpy}
+    _gemms = {np.dtype(np.float32): blas.sgemm, np.dtype(np.float64): blas.dgemm}
     return _routines
+
+
+def single_threaded() -> bool:
+    """Every BLAS library loaded runs one thread (Note [One BLAS thread pool at a time])."""
+    for count in _counters:
+        if count() != 1:
+            return False
+    return True
 
 
 def axpy(y: np.ndarray, x: np.ndarray, alpha) -> bool:
@@ -55,7 +102,7 @@ def axpy(y: np.ndarray, x: np.ndarray, alpha) -> bool:
     if not abs(alpha) >= 1e-30:   # (0, or 0 once float32 rounds it, or NaN: NumPy's passes)
         return False
     routine = (_routines if _routines is not None else _load()).get(y.dtype)
-    if routine is None:
+    if routine is None or not single_threaded():
         return False
     flat = y.reshape(-1)
     result = routine(x.reshape(-1), flat, a=alpha)
@@ -94,7 +141,7 @@ def gemm_plus(bias: np.ndarray, a: np.ndarray, b: np.ndarray):
     gemm = _gemms.get(a.dtype)
     if gemm is None or b.dtype is not a.dtype or bias.dtype is not a.dtype \
             or type(a) is not np.ndarray or type(b) is not np.ndarray or a.ndim != 2 \
-            or b.ndim != 2:
+            or b.ndim != 2 or not single_threaded():
         return None
     (m, k), n = a.shape, b.shape[1]
     if not (0 < m < 1 << 31 and 0 < n < 1 << 31 and 0 < k < 1 << 31):
