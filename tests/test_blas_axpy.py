@@ -13,30 +13,14 @@ import torch
 import dyngrad
 from dyngrad.backends import blas
 
-pytest.importorskip("scipy.linalg")
-threadpoolctl = pytest.importorskip("threadpoolctl")
-
-
-@pytest.fixture(autouse=True)
-def one_blas_thread():
-    """SciPy's routines run only while every BLAS library runs one thread (Note [One BLAS
-    thread pool at a time]); CI runs with the machine's default count."""
-    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
-        yield
+from tests.blas_support import counted, one_blas_thread  # noqa: F401 (an autouse fixture)
 
 
 @pytest.fixture
 def calls(monkeypatch):
     """The axpy calls made (dtype, size): SciPy's routines, wrapped to count."""
     made = []
-    routines = dict(blas._routines if blas._routines is not None else blas._load())
-
-    def counting(routine):
-        def run(x, y, a):
-            made.append((y.dtype, y.size))
-            return routine(x, y, a=a)
-        return run
-    monkeypatch.setattr(blas, "_routines", {k: counting(f) for k, f in routines.items()})
+    counted(monkeypatch, blas, "_routines", lambda x, y, a: made.append((y.dtype, y.size)))
     return made
 
 

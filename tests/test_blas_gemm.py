@@ -13,32 +13,15 @@ import torch
 import dyngrad
 from dyngrad.backends import blas
 
-pytest.importorskip("scipy.linalg")
-threadpoolctl = pytest.importorskip("threadpoolctl")
-
-
-@pytest.fixture(autouse=True)
-def one_blas_thread():
-    """SciPy's routines run only while every BLAS library runs one thread (Note [One BLAS
-    thread pool at a time]); CI runs with the machine's default count."""
-    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
-        yield
+from tests.blas_support import counted, one_blas_thread, threadpoolctl  # noqa: F401 (autouse)
 
 
 @pytest.fixture
 def calls(monkeypatch):
-    """The gemm calls made, as (dtype, rows, columns) of the result."""
+    """The gemm calls made, as (dtype, rows, columns) of the result (c is it transposed)."""
     made = []
-    if blas._gemms is None:
-        blas._load()
-    gemms = dict(blas._gemms)
-
-    def counting(gemm):
-        def run(alpha, a, b, beta, c, trans_a, trans_b, overwrite_c):
-            made.append((c.dtype, c.shape[1], c.shape[0]))   # (c is the result transposed)
-            return gemm(alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
-        return run
-    monkeypatch.setattr(blas, "_gemms", {k: counting(f) for k, f in gemms.items()})
+    counted(monkeypatch, blas, "_gemms",
+            lambda alpha, a, b, beta, c, *flags: made.append((c.dtype, c.shape[1], c.shape[0])))
     return made
 
 

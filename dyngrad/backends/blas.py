@@ -131,6 +131,17 @@ def axpy(y: np.ndarray, x: np.ndarray, alpha) -> bool:
 # the column-major ``c.T = b.T @ a.T``, and each operand goes in as whichever of itself or its
 # transpose is column-major, with the matching transpose flag, so that nothing is copied.
 
+def _transposed_operand(x):
+    """``x.T`` as a column-major gemm operand without a copy: (array, transpose flag), where
+    gemm reads op(array), the array itself for flag 0 and its transpose for 1; (None, 0) for a
+    matrix neither C- nor F-ordered."""
+    if x.flags.c_contiguous:
+        return x.T, 0
+    if x.flags.f_contiguous:
+        return x, 1
+    return None, 0
+
+
 def gemm_plus(bias: np.ndarray, a: np.ndarray, b: np.ndarray):
     """``bias + a @ b`` as a new C-contiguous array made by one BLAS gemm call onto the bias
     broadcast into it (beta = 1), for 2-D float32/float64 operands of one dtype and a bias of
@@ -146,18 +157,10 @@ def gemm_plus(bias: np.ndarray, a: np.ndarray, b: np.ndarray):
     (m, k), n = a.shape, b.shape[1]
     if not (0 < m < 1 << 31 and 0 < n < 1 << 31 and 0 < k < 1 << 31):
         return None
-    # column-major: c.T (n x m) = op(first) @ op(second), op transposing where the flag is 1
-    if b.flags.c_contiguous:
-        first, trans_first = b.T, 0
-    elif b.flags.f_contiguous:
-        first, trans_first = b, 1
-    else:
-        return None
-    if a.flags.c_contiguous:
-        second, trans_second = a.T, 0
-    elif a.flags.f_contiguous:
-        second, trans_second = a, 1
-    else:
+    # column-major: c.T (n x m) = op(first) @ op(second) = b.T @ a.T
+    first, trans_first = _transposed_operand(b)
+    second, trans_second = _transposed_operand(a)
+    if first is None or second is None:
         return None
     c = np.empty((m, n), a.dtype)
     c[...] = bias
