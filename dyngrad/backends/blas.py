@@ -114,12 +114,18 @@ def axpy(y: np.ndarray, x: np.ndarray, alpha) -> bool:
 # Note [gemm onto the bias]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~
 # A linear layer is ``addmm(bias, x, w.t())``: the product plus the bias broadcast over its rows.
-# Through NumPy it takes three passes over the result besides the product itself: BLAS clears
+# Through NumPy it takes two passes over the result besides the product itself: BLAS clears
 # the fresh result before accumulating into it (beta = 0), then ``+= bias`` reads and writes it
 # again. torch's addmm instead copies the bias into the result and calls gemm with beta = 1,
 # which accumulates onto it: one pass (the copy) besides the product. SciPy's gemm takes a
-# result array and a beta, so dyngrad does the same where SciPy is installed: 512x784 @ 784x256
-# in float32 with its bias, 905 -> 865 us; 512x256 @ 256x256, 310 -> 287 us.
+# result array and a beta, so dyngrad does the same where SciPy's routines run (Note [One BLAS
+# thread pool at a time]): a linear layer at batch 512 in float32, 512x784 @ 784x256 with its
+# bias, 905 -> 865 us, and 512x256 @ 256x256, 310 -> 287 us, on an AVX-512 EPYC. About half of
+# that is the bias's pass; the rest is SciPy's OpenBLAS (0.3.30 there) running this layout
+# faster than NumPy's (0.3.31): 845 against 875 us for the product alone. For the transposed
+# products of the backward it is the other way round, so those stay with NumPy. A few rows
+# times a wide matrix keep the transposed product of ``_product`` in ops/linalg.py, faster
+# still there.
 #
 # The sum is the same, rounded in another order: the bias joins the first block of the inner
 # dimension instead of the finished product (as in torch's call), so where the inner dimension
