@@ -42,15 +42,13 @@ _counters = ()     # per BLAS library loaded, a function returning its thread co
 # from 0.45 to 10 ms (batch 32), and the NumPy baseline beside it in the same process from 1.8
 # to 4.2 ms. So SciPy's routines run only while every BLAS library in the process runs one
 # thread (the bench's headline setting, and a common one for training: one process per core);
-# otherwise NumPy's passes and products do, in one pool. threadpoolctl reads each library's
-# thread count (0.3 us a library), at every call, since threadpool_limits may change it; without
-# threadpoolctl the counts are unknown and SciPy's routines are not used.
-#
-# threadpoolctl finds the libraries and reads a count in 0.3 us; OpenBLAS's own C function,
-# called directly, takes 0.08 (the check runs at every call, so this matters for the small
-# calls: six parameter updates a step). It is looked up under the names threadpoolctl tries for
-# OpenBLAS builds (plain, SciPy's "scipy_" prefix, 64-bit integer suffixes); any other library
-# keeps threadpoolctl's reader.
+# otherwise NumPy's passes and products do, in one pool. The counts are read at every call,
+# since threadpool_limits may change them. threadpoolctl finds the libraries (without it the
+# counts are unknown and SciPy's routines are not used) and reads a count in 0.3 us; OpenBLAS's
+# own C function, called directly, takes 0.08, which matters for the small calls (six parameter
+# updates a step). It is looked up under the names threadpoolctl tries for OpenBLAS builds
+# (plain, SciPy's "scipy_" prefix, 64-bit integer suffixes); another library keeps
+# threadpoolctl's reader.
 
 _OPENBLAS_COUNT = tuple(f"{prefix}openblas_get_num_threads{suffix}"
                         for prefix in ("", "scipy_") for suffix in ("", "64_", "_64"))

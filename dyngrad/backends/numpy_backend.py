@@ -200,7 +200,8 @@ def leading_sum(x: np.ndarray, lead: int):
     """The sum over the first `lead` axes of `x` as a product with a vector of ones (Note
     [Leading-axis sums as products]); None where that does not apply (another dtype, memory
     order or size), and the caller's reduction runs."""
-    if x.dtype.kind != "f" or x.itemsize < 4 or not x.flags.c_contiguous or x.size == 0:
+    if x.dtype.kind != "f" or x.itemsize not in (4, 8) or not x.flags.c_contiguous \
+            or x.size == 0:
         return None
     shape = x.shape
     rows = math.prod(shape[:lead])
