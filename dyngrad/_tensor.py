@@ -8,6 +8,7 @@ anything needs it (a view, ``untyped_storage()``, an in-place version bump).
 """
 from __future__ import annotations
 
+import inspect
 import re
 import types
 import warnings
@@ -640,13 +641,45 @@ def _unary_fast_path(spec):
 _POSITION = re.compile(r"(\w+)\(\): argument '(\w+)' \(position (\d+)\)")
 
 
+_EXTRA_ARGS = re.compile(r"(\w+)\(\) takes (?:from (\d+) to )?(\d+) positional arguments? but "
+                         r"(\d+) (?:was|were) given$")
+
+
+def _method_extra_args(err: TypeError, base: str, name, signature) -> TypeError:
+    """Too many positional arguments, as counted for the function ``base`` (`self` included),
+    recounted for the method (`self` not counted, as torch counts); `err` itself for any other
+    error. A method of no parameters at all says so as torch's do: "TensorBase.abs() takes no
+    arguments (1 given)", as Python words it for torch's C method called as ``x.abs(1)``
+    (``getattr(x, "abs")(1)`` says "Tensor.abs()"). `signature` is the function's (`self`
+    first, maybe ``out=``)."""
+    e = _EXTRA_ARGS.match(str(err))
+    if e is None or e.group(1) != base:
+        return err
+    most = int(e.group(3)) - 1
+    least = most if e.group(2) is None else int(e.group(2)) - 1
+    given = int(e.group(4)) - 1
+    if most == 0 and signature is not None and all(
+            p.name == "out" for p in list(signature.parameters.values())[1:]):
+        # (a function's ``out=`` is not the method's)
+        return TypeError(f"TensorBase.{name or base}() takes no arguments ({given} given)")
+    return _dispatch.extra_args(name or base, least, most, given)
+
+
+def _signature(fn):
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+
+
 def _method_position(err: TypeError, spec, name=None) -> TypeError:
-    """The dispatcher counts `self` among an op's arguments ("position 2"); torch's message for
-    a method call does not (``x.add('a')``: "argument 'other' (position 1)"), and names an
-    in-place method as called (``add_()``)."""
+    """The dispatcher counts `self` among an op's arguments ("position 2", "takes 2 positional
+    arguments"); torch's message for a method call does not (``x.add('a')``: "argument 'other'
+    (position 1)"; ``x.add(x, x)``: "takes 1 positional argument but 2 were given"), and names
+    an in-place method as called (``add_()``)."""
     m = _POSITION.match(str(err))
     if m is None or m.group(1) != spec.base:
-        return err
+        return _method_extra_args(err, spec.base, name, spec.signature)
     fixed = f"{name or m.group(1)}(): argument '{m.group(2)}' (position {int(m.group(3)) - 1})"
     return TypeError(fixed + str(err)[m.end():])
 
@@ -716,7 +749,13 @@ def _as_method(fn, name):
         return fn
     else:
         def method(self, *args, **kwargs):
-            return fn(self, *args, **kwargs)
+            try:
+                return fn(self, *args, **kwargs)
+            except TypeError as e:
+                if e.__traceback__.tb_next is None:   # (from binding fn's own arguments)
+                    raise _method_extra_args(e, getattr(fn, "__name__", name), name,
+                                             _signature(fn)) from None
+                raise
     method.__name__ = method.__qualname__ = name
     method.__doc__ = getattr(fn, "__doc__", None)
     return method

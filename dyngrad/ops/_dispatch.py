@@ -302,8 +302,9 @@ def fast_inplace(spec, args, kwargs):
     something to say: ``_run_general`` then makes them all."""
     target = args[0]
     n = spec.n_inputs
-    if not isinstance(target, _Tensor) or len(args) < n or _fw_state.active:
-        return None
+    if not isinstance(target, _Tensor) or len(args) < n or _fw_state.active or (
+            spec.max_positional is not None and len(args) > spec.max_positional):
+        return None   # (too many arguments: _run_general raises torch's error)
     x = target._data
     dt = x.dtype
     if dt.kind != "f" or not x.flags.c_contiguous:
@@ -680,10 +681,22 @@ def _relayout(result, arrays):
     return out
 
 
+def extra_args(name, min_args, max_positional, given) -> TypeError:
+    """torch's error for a call passing more positional arguments than the op takes."""
+    if min_args != max_positional:
+        return TypeError(f"{name}() takes from {min_args} to {max_positional} positional "
+                         f"arguments but {given} were given")
+    return TypeError(f"{name}() takes {max_positional} positional argument"
+                     f"{'' if max_positional == 1 else 's'} but {given} "
+                     f"{'was' if given == 1 else 'were'} given")
+
+
 def _run_general(spec, args, kwargs, inplace_target, inplace=False):
     """The general dispatch path: keywords, scalars, mixed dtypes, lists, out= and in-place."""
     if spec.view:
         return _run_view(spec, args, kwargs)
+    if spec.max_positional is not None and len(args) > spec.max_positional:
+        raise extra_args(spec.base, spec.min_args, spec.max_positional, len(args))
     out = None
     if kwargs:
         if "out" in kwargs:

@@ -57,7 +57,8 @@ class OpSpec:
                  "node_cls", "arg_positions", "arg_defaults", "saves_result",
                  "save_when", "save_plan", "link_requiring_only", "saved_outputs",
                  "kernel_dtypes", "jvp_fn", "ufunc", "layout_reversed", "array_view",
-                 "wraps_scalars", "fast_path", "one_input_plain", "complex_autograd")
+                 "wraps_scalars", "fast_path", "one_input_plain", "complex_autograd",
+                 "max_positional", "min_args")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False, outputs=(),
@@ -107,6 +108,13 @@ class OpSpec:
             and promote is not Promote.NONE and 1 <= self.n_inputs <= 2
         params = list(inspect.signature(kernel).parameters.values())[1:]  # drop xp
         self.signature = inspect.Signature(params)
+        # how many arguments a call may pass by position, and must pass at all (None: any
+        # number, a kernel taking *args): torch's "takes N positional arguments" counts
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self.max_positional = None if any(p.kind is p.VAR_POSITIONAL for p in params) \
+            else len(positional)
+        self.min_args = sum(1 for p in params if p.default is p.empty
+                            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
         self._bind_plan = None
         self.writes_into = "_into" in self.signature.parameters
         # the node (ctx) reads the op's other arguments by name: positions after the inputs

@@ -165,7 +165,8 @@ def type_as(self, other):
 def _shorthand(name, dtype):
     def method(self, *args, memory_format=None):
         if args:
-            raise TypeError(f"{name}() takes 0 positional arguments but {len(args)} was given")
+            raise TypeError(f"{name}() takes 0 positional arguments but {len(args)} "
+                            f"{'was' if len(args) == 1 else 'were'} given")
         if memory_format is None:
             return self if self._data.dtype == dtype.np else to_copy(self, dtype=dtype)
         return to(self, dtype, memory_format=memory_format)
