@@ -50,7 +50,7 @@ def test_addmm_matches_torch(calls, dtype, layout, bias_shape):
     want = torch.addmm(*(torch.from_numpy(a) for a in (bias, m1, m2)))
     assert calls == [(np.dtype(dtype), 70, 40)]
     assert got.stride() == want.stride() == (40, 1)
-    assert got.dtype == dyngrad.float32 if dtype == "float32" else dyngrad.float64
+    assert got.dtype == (dyngrad.float32 if dtype == "float32" else dyngrad.float64)
     _close(got.numpy(), want.numpy(), dtype)
 
 
