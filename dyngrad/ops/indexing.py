@@ -756,8 +756,15 @@ def _index_select(xp, self, index, dim):
     d = canonical_dim(dim, self.ndim)
     n = self.shape[d] if self.ndim else 1
     flat = index.reshape(-1)
+    if self.ndim > 1 and flat.size and n == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     bad = (flat < 0) | (flat >= n)
     if bad.any():
+        # torch's kernels check in two places: a vector (or scalar), and the rows of a
+        # non-empty tensor along dim 0, are copied one index at a time; other dims go
+        # through its gather loop, which has a message of its own
+        if self.ndim <= 1 or (d == 0 and self.size):
+            raise IndexError("index out of range in self")
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(flat[bad][0])} "
                            f"axis_dim={n}")
     if self.ndim == 0:

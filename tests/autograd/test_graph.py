@@ -142,6 +142,16 @@ def test_grad_on_non_leaf_warns_like_torch():
     assert_prints_like_torch(ex)
 
 
+def test_grad_on_non_leaf_warning_text_is_torchs():
+    texts = []
+    for lib in (torch, dyngrad):
+        y = lib.ones(2, requires_grad=True) * 2
+        with pytest.warns(UserWarning) as record:
+            assert y.grad is None
+        texts.append([str(w.message) for w in record])
+    assert texts[1] == texts[0]
+
+
 def test_grad_setter_checks():
     def ex(torch):
         x = torch.ones(2, requires_grad=True)

@@ -52,6 +52,23 @@ CASES = {
     "maximum broadcast": lambda lib: lib.maximum(m23(lib), v(lib, 2)),
     "in-place broadcast of self": lambda lib: v(lib).add_(m23(lib)),
     "in-place shape mismatch": lambda lib: v(lib, 2).mul_(m23(lib)),
+    # index_select: torch's two kernels have messages of their own
+    "index_select out of range, vector": lambda lib: v(lib).index_select(0, lib.tensor([5])),
+    "index_select negative, 0-dim": lambda lib: lib.tensor(1.0).index_select(
+        0, lib.tensor([-1])),
+    "index_select out of range, dim 0": lambda lib: m23(lib).index_select(0, lib.tensor([2])),
+    "index_select out of range, dim 0 of a transpose": lambda lib: m23(lib).t().index_select(
+        0, lib.tensor([-1])),
+    "index_select out of range, dim 1": lambda lib: m23(lib).index_select(1, lib.tensor([3])),
+    "index_select out of range, dim -1": lambda lib: m23(lib).index_select(-1, lib.tensor(-1)),
+    "index_select out of range, dim 0 of an empty tensor": lambda lib: lib.ones(2, 0, 2)
+    .index_select(0, lib.tensor([5])),
+    "index_select from an empty dim": lambda lib: lib.ones(3, 0).index_select(
+        1, lib.tensor([0])),
+    "index_select out of range, 0-dim index": lambda lib: m23(lib).index_select(
+        0, lib.tensor(7)),
+    "index_select of an empty vector": lambda lib: lib.ones(0).index_select(
+        0, lib.tensor([0])),
     # dims of reductions
     "sum dim out of range": lambda lib: m23(lib).sum(2),
     "sum negative dim": lambda lib: lib.sum(m23(lib), -3),
