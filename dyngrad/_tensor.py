@@ -573,21 +573,49 @@ class Tensor:
     def __delitem__(self, index): _ops.delitem(self, index)
 
     # -- small properties that are views -----------------------------------------------------
+    # (torch warns once about the dims these are deprecated on, and refuses vectors)
     @property
     def T(self) -> "Tensor":
-        return self.permute(*range(self._data.ndim - 1, -1, -1))
+        nd = self._data.ndim
+        if nd != 2:
+            _warn_once_at_caller(_T_OF_0D if nd == 0 else _T_NOT_2D)
+        return self.permute(tuple(range(nd - 1, -1, -1)))
 
     @property
     def mT(self) -> "Tensor":
+        if self._data.ndim < 2:
+            return self._deprecated_on_0d("mT", 4373)
         return self.transpose(-2, -1)
 
     @property
     def H(self) -> "Tensor":
-        return self.T.conj() if self.is_complex() else self.T
+        nd = self._data.ndim
+        if nd != 2:
+            if nd == 0:
+                return self._deprecated_on_0d("H", 4335)
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                               f"{nd}-D tensor." + (" For batches of matrices, consider using "
+                                                    "tensor.mH" if nd > 2 else ""))
+        return self.mH   # (torch's H of a matrix is its adjoint: a transpose, not a permute)
 
     @property
     def mH(self) -> "Tensor":
+        if self._data.ndim < 2:
+            return self._deprecated_on_0d("mH", 4382)
         return self.mT.conj() if self.is_complex() else self.mT
+
+    def _deprecated_on_0d(self, name, line):
+        """``.mT``, ``.H`` and ``.mH`` of a 0-dim tensor: itself (conjugated for H's), with
+        torch's warning; a 1-D tensor has no matrix dims."""
+        if self._data.ndim == 1:
+            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
+                               "matrices. Got 1-D tensor.")
+        conj = name != "mT"
+        _warn_once_at_caller(
+            f"Tensor.{name} is deprecated on 0-D tensors. " + (
+                "Consider using x.conj()." if conj else
+                "This function is the identity in these cases.") + _tensor_shape_cpp(line))
+        return self.conj() if conj and self.is_complex() else self
 
     @property
     def real(self) -> "Tensor":
@@ -763,6 +791,15 @@ def _as_method(fn, name):
 
 from . import ops as _ops  # noqa: E402  (ops need the Tensor class first)
 from .ops import _dispatch, _registry  # noqa: E402
+from .ops._selection import tensor_shape_cpp as _tensor_shape_cpp  # noqa: E402
+from .ops._selection import warn_once_at_caller as _warn_once_at_caller  # noqa: E402
+
+_T_OF_0D = ("Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+            "cases." + _tensor_shape_cpp(4321))
+_T_NOT_2D = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
+             "to reverse the dimensions of a tensor." + _tensor_shape_cpp(4314))
 
 _registry._bind_tensor_class(Tensor, _wrap)
 from . import _tensor_extras  # noqa: E402  (the rarer methods: registered like an op module's)
@@ -812,7 +849,7 @@ _OPERATORS = [
     ("__neg__", "neg", "unary"),
     ("__pos__", "positive", "unary"),
     ("__abs__", "abs", "unary"),
-    ("__invert__", "bitwise_not", "unary"),
+    ("__invert__", "bitwise_not", "invert"),   # unary, refusing floating dtypes first
     ("__eq__", "eq", "binary"),
     ("__ne__", "ne", "binary"),
     ("__lt__", "lt", "binary"),
@@ -841,6 +878,15 @@ def _operator(op_name: str, kind: str):
         # not apply (see Note [Hot path] in ops/_dispatch.py)
         if kind == "unary":
             return _unary_fast_path(spec)
+        if kind == "invert":   # (torch's operator has a message of its own for these)
+            unary = _unary_fast_path(spec)
+
+            def invert(self):
+                if self._data.dtype.kind in "fc":
+                    raise TypeError("~ (operator.invert) is only implemented on integer and "
+                                    "Boolean-type tensors")
+                return unary(self)
+            return invert
         if kind == "reflected":
             def dunder(self, other):
                 if not _operand_ok(other):

@@ -4,6 +4,7 @@ the predicates, warnings, graph structure (node names, ``next_functions``), grad
 sharing and version counters."""
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -165,12 +166,60 @@ def test_adjoint_is_a_transpose_view_and_warns_on_0d():
     assert a[0]._base is x[0]
     messages = []
     for lib in LIBS:
-        with warnings.catch_warnings(record=True) as caught:
+        with _warn_always(lib), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             r = lib.adjoint(lib.tensor(2.0))
         assert float(r) == 2.0
-        messages.append([str(w.message).split(" (Triggered")[0] for w in caught])
+        messages.append([str(w.message) for w in caught])
     assert messages[0] == messages[1] and messages[0]
+
+
+@contextlib.contextmanager
+def _warn_always(lib):
+    """TORCH_WARN_ONCE's warnings every time, whatever ran before in this process."""
+    before = lib.is_warn_always_enabled()
+    lib.set_warn_always(True)
+    try:
+        yield
+    finally:
+        lib.set_warn_always(before)
+
+
+def _transposes(lib, shape, dtype):
+    """What each of .T, .H, .mT, .mH and adjoint() gives: shape, strides, node, whether it is
+    a view of x or x itself, and the warnings on the way; or the error."""
+    x = lib.ones(shape, dtype=getattr(lib, dtype), requires_grad=True)
+    out = []
+    for get in (lambda: x.T, lambda: x.H, lambda: x.mT, lambda: x.mH, x.adjoint):
+        with _warn_always(lib), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                y = get()
+                node = type(y.grad_fn).__name__
+                # (torch's conj is a lazy view of x; ours a new tensor: not compared)
+                got = (tuple(y.shape), y.stride(), node) + (
+                    () if node == "ConjBackward0" else (y._base is x, y is x))
+            except RuntimeError as e:
+                got = str(e)
+        out.append((got, [(str(w.message), w.filename) for w in caught]))
+    return out
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4)])
+@pytest.mark.parametrize("dtype", ["float32", "complex64"])
+def test_transpose_properties_like_torch(shape, dtype):
+    assert _transposes(dyngrad, shape, dtype) == _transposes(torch, shape, dtype)
+
+
+def test_transpose_properties_warn_once():
+    for lib in LIBS:
+        counts = []
+        for _ in range(2):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                lib.ones(3).T, lib.ones(2, 3, 4).T, lib.ones(()).mT
+            counts.append(len(caught))
+        assert counts[1] == 0, lib.__name__
 
 
 def test_fill_nodes_and_gradients_like_torch():

@@ -103,7 +103,8 @@ def test_broadcast_shapes_like_torch():
 
 # -- meshgrid ------------------------------------------------------------------------------------
 def test_meshgrid_without_indexing_warns_once_and_uses_ij(monkeypatch):
-    monkeypatch.setattr(reorder, "_meshgrid_warned", [])
+    from dyngrad.ops import pointwise
+    monkeypatch.setattr(pointwise, "_WARNED", set())   # (as in a fresh process)
     a, b = dyngrad.arange(3), dyngrad.arange(2)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -114,16 +115,24 @@ def test_meshgrid_without_indexing_warns_once_and_uses_ij(monkeypatch):
     assert tuple(grids[0].shape) == (3, 2)
 
 
-def test_meshgrid_warning_text_is_torchs():
-    """torch warns once per process and adds where in C++ it was raised ("(Triggered
-    internally at ...)"); when this process has not seen it yet, the text before that agrees."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        torch.meshgrid(torch.ones(2), torch.ones(2))
-    texts = [str(w.message) for w in caught if "meshgrid" in str(w.message)]
-    if not texts:
-        pytest.skip("torch gave its once-per-process warning earlier in this run")
-    assert texts[0].startswith(reorder.MESHGRID_WARNING + " (Triggered internally at ")
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.meshgrid(lib.ones(2), lib.ones(2)),
+    lambda lib: lib.cross(lib.eye(3), lib.ones(3, 3)),
+], ids=["meshgrid", "cross"])
+def test_once_per_process_warning_texts_are_torchs(call):
+    """torch warns once per process (every time after set_warn_always(True)), ending with
+    where in C++ it was raised ("(Triggered internally at ...)")."""
+    texts = []
+    for lib in (torch, dyngrad):
+        lib.set_warn_always(True)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                call(lib)
+        finally:
+            lib.set_warn_always(False)
+        texts.append([str(w.message) for w in caught])
+    assert texts[1] == texts[0] and len(texts[0]) == 1
 
 
 def test_meshgrid_with_indexing_does_not_warn():

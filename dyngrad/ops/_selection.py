@@ -96,6 +96,22 @@ def warn_at_caller(message: str) -> None:
     warnings.warn(message, UserWarning, stacklevel=level)
 
 
+def tensor_shape_cpp(line: int) -> str:
+    """The end of a warning torch raises from its TensorShape.cpp, naming the line (2.13's)."""
+    return (" (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+            f"TensorShape.cpp:{line}.)")
+
+
+def warn_once_at_caller(message: str) -> None:
+    """A TORCH_WARN_ONCE, shown at the caller's line outside dyngrad: the first time in the
+    process only (every time after ``set_warn_always(True)``)."""
+    from .pointwise import _WARNED
+    from .._settings import _state
+    if message not in _WARNED or _state.warn_always:
+        _WARNED.add(message)
+        warn_at_caller(message)
+
+
 def resized_warning(old_shape, new_shape) -> None:
     """torch's deprecation warning for an ``out=`` tensor with elements that gets resized."""
     warn_at_caller(

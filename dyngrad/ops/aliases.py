@@ -16,7 +16,7 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from . import _registry, arithmetic, pointwise  # noqa: F401  (the ops aliased below come first)
 from ._registry import FUNCTIONS, METHODS, defop
-from ._selection import warn_at_caller
+from ._selection import tensor_shape_cpp, warn_once_at_caller
 from ..autograd import grad_mode as _grad_mode
 from .complex_views import _require
 from .conversion import fill_scalar, fill_tensor
@@ -122,7 +122,8 @@ def adjoint(input):
     ``conj`` for complex tensors). A 0-dim tensor gives ``conj()`` with torch's warning."""
     _require("adjoint", input, "input", 1)
     if input.dim() == 0:
-        warn_at_caller("adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
+        warn_once_at_caller("adjoint() is deprecated on 0-D tensors. Consider using "
+                            "x.conj()." + tensor_shape_cpp(4390))
         return _conj(input)
     if input.dim() == 1:
         raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "

@@ -406,10 +406,12 @@ def outer(input, vec2, *, out=None):
 
 
 def ger(input, vec2, *, out=None):
-    """``torch.ger``: the deprecated name of ``outer``."""
-    import warnings
-    warnings.warn("torch.ger is deprecated and will be removed in a future PyTorch release. Use "
-                  "torch.outer instead.", UserWarning, stacklevel=2)
+    """``torch.ger``: the deprecated name of ``outer`` (torch warns only with ``out=``)."""
+    if out is not None:
+        from ._selection import warn_at_caller
+        warn_at_caller("torch.ger is deprecated and will be removed in a future PyTorch "
+                       "release. Use torch.outer instead. (Triggered internally at "
+                       "/__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:1270.)")
     return outer(input, vec2, out=out)
 
 

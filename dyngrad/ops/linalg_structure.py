@@ -6,12 +6,12 @@ whose own derivative is ``diagonal`` again, so derivatives of any order need no 
 """
 from __future__ import annotations
 
-import warnings
 
 from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import broadcast_shapes, canonical_dim
 from . import view_backward as _vb
+from ._selection import warn_once_at_caller
 from . import _registry
 from ._autograd_utils import conj
 from ._registry import FUNCTIONS, METHODS, defop
@@ -217,10 +217,11 @@ def _linalg_cross(input, other, *, dim: int = -1, out=None):
 def cross(input, other, dim=None, *, out=None):
     """``torch.cross``: without `dim`, the first dim of size 3 (deprecated, as in torch)."""
     if dim is None:
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
-                      "Please either pass the dim explicitly or simply use torch.linalg.cross."
-                      "\nThe default value of dim will change to agree with that of "
-                      "linalg.cross in a future release.", UserWarning, stacklevel=2)
+        warn_once_at_caller(
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+            "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
+            "dim will change to agree with that of linalg.cross in a future release. (Triggered "
+            "internally at /__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)")
         shape = input.shape
         dim = next((i for i, n in enumerate(shape) if n == 3), None)
         if dim is None:

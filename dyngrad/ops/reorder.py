@@ -17,7 +17,6 @@ ones), ``roll``, ``repeat`` and ``block_diag`` give contiguous results.
 from __future__ import annotations
 
 import operator
-import warnings
 
 from .. import _dtypes as D
 from .._promotion import Promote
@@ -27,6 +26,7 @@ from ..backends import numpy_backend as _npb
 from . import shape as S
 from . import view_backward as _vb
 from ._registry import FUNCTIONS, METHODS, defop
+from ._selection import tensor_shape_cpp, warn_once_at_caller
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 from .creation import check_size, copy_with_strides, preserve_strides
 from .indexing import _index_select, masked_select
@@ -470,8 +470,7 @@ def broadcast_shapes(*shapes) -> Size:
 # meshgrid / cartesian_prod / combinations
 # ---------------------------------------------------------------------------------------------
 MESHGRID_WARNING = ("torch.meshgrid: in an upcoming release, it will be required to pass the "
-                    "indexing argument.")
-_meshgrid_warned = []
+                    "indexing argument." + tensor_shape_cpp(4215))
 
 
 def meshgrid(*tensors, indexing: str | None = None):
@@ -484,9 +483,7 @@ def meshgrid(*tensors, indexing: str | None = None):
         tensors = tuple(tensors[0])
     _check_tensors(tensors)
     if indexing is None:
-        if not _meshgrid_warned:
-            _meshgrid_warned.append(True)
-            warnings.warn(MESHGRID_WARNING, UserWarning, stacklevel=2)
+        warn_once_at_caller(MESHGRID_WARNING)
         indexing = "ij"
     return _meshgrid(list(tensors), indexing)
 

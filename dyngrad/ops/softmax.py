@@ -220,7 +220,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
 
 
 def _method(fn):
-    def method(self, dim, dtype=None):
+    def method(self, dim=_NO_DIM, dtype=None):   # (without dim: fn raises torch's message)
         return fn(self, dim, dtype)
     method.__name__ = method.__qualname__ = fn.__name__
     return method
