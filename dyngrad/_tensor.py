@@ -364,13 +364,8 @@ class Tensor:
 
         def retain(grad):
             t = ref()
-            if t is None:
-                return
-            old = getattr(t, "_grad", None)
-            # a clone, not a detached copy: with create_graph it keeps its history
-            # (CloneBackward0), as torch's retain_grad hook does
-            t._grad = grad.clone(memory_format=contiguous_format) if old is None \
-                else old + grad
+            if t is not None:
+                retained_grad(t, grad)
         fn = self.grad_fn
         hooks = getattr(fn, "_retains_grad_hooks", None)
         if hooks is None:
@@ -624,6 +619,14 @@ class Tensor:
     @property
     def imag(self) -> "Tensor":
         return _ops.imag(self)
+
+
+def retained_grad(t: Tensor, grad: Tensor) -> None:
+    """What a non-leaf keeps of its gradient (retain_grad, backward(inputs=)): a clone, not a
+    detached copy, so that with create_graph it keeps its history (CloneBackward0), as torch's
+    retain_grad hook does; later gradients are added to it."""
+    old = getattr(t, "_grad", None)
+    t._grad = grad.clone(memory_format=contiguous_format) if old is None else old + grad
 
 
 def _init_from(t: Tensor, arr) -> Tensor:

@@ -88,8 +88,10 @@ def accumulate_grad(variable, grad) -> None:
     """Add `grad` into ``variable.grad`` (torch's AccumulateGrad::accumulateGrad).
 
     The first gradient is stored in the leaf's layout (stolen when nothing else refers to it,
-    copied otherwise); later ones are added: in place without ``create_graph`` (so a reference
-    to ``.grad`` sees the sum, as in torch), out of place with it (so the sum keeps its graph).
+    copied otherwise; with ``create_graph``, a recorded copy that keeps its history); later
+    ones are added: in place without ``create_graph`` (so a reference to ``.grad`` sees the
+    sum, as in torch; a gradient with a history keeps its ``grad_fn``), out of place with it
+    (so the sum keeps its graph).
     """
     if grad is None:
         return
@@ -97,21 +99,29 @@ def accumulate_grad(variable, grad) -> None:
         old = getattr(variable, "_grad", None)
         if old is None:
             if _state.grad_enabled:
-                variable._grad = grad
+                variable._grad = _recorded_copy(variable, grad)
             else:
                 variable._grad = _grad_for_leaf(variable, grad)
         elif _state.grad_enabled:
             variable._grad = old + grad
         else:
-            from ..ops import add_
-            if old.grad_fn is not None or old._requires_grad:
-                variable._grad = (old + grad).detach()
-            else:
-                add_(old, grad)
+            _ops().add_(old, grad)
     hooks = getattr(variable, "_post_accumulate_grad_hooks", None)
     if hooks:
         for hook in tuple(hooks.values()):
             hook(variable)
+
+
+def _recorded_copy(variable, grad):
+    """The first gradient of a leaf with ``create_graph``: a copy with the leaf's strides made
+    by recorded ops, so that it keeps its history (CopyBackwards; a contiguous clone,
+    CloneBackward0, for a leaf whose memory has gaps or overlaps), as torch's AccumulateGrad
+    makes it. It is never the gradient itself: ``.grad`` is a tensor of the leaf's own."""
+    v = variable._data
+    if _dense_strides(v) is None:
+        return grad.clone(memory_format=_tensor_module().contiguous_format)
+    strides = tuple(s // v.itemsize for s in v.strides)
+    return _ops().empty_strided(v.shape, strides, dtype=grad.dtype).copy_(grad)
 
 
 def _grad_for_leaf(variable, grad):
@@ -296,6 +306,15 @@ def _pruned_dependencies(parents, must, visit):
     return deps
 
 
+_CREATE_GRAPH_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)")
+
+
 def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                  inputs=None, allow_unused: bool = False, accumulate: bool = True):
     """Backpropagate `grad_roots` from `roots`. Returns the captured gradients of `inputs`.
@@ -304,6 +323,9 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     ``accumulate=False`` (``autograd.grad``) writes nothing and returns the gradients w.r.t.
     ``inputs``.
     """
+    if accumulate and create_graph:
+        from ..ops._selection import warn_once_at_caller
+        warn_once_at_caller(_CREATE_GRAPH_CYCLE)
     root_edges = [gradient_edge(t) for t in roots]
     root_nodes = []
     for fn, _ in root_edges:
@@ -465,12 +487,21 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
 
     if inputs is not None:
         if accumulate:   # backward(inputs=...): accumulate what was captured, leaf or not
-            for t, g in zip(inputs, captured):
-                if type(t) is GradientEdge:   # only an edge into a leaf accumulates
-                    if type(t.node) is AccumulateGrad:
-                        accumulate_grad(t.node.variable, g)
-                elif not t.retains_grad:     # (retain_grad's hook has stored it already)
-                    accumulate_grad(t, g)
+            _state.grad_enabled = create_graph   # (in the engine's mode, as the leaves above)
+            try:
+                for t, g in zip(inputs, captured):
+                    if type(t) is GradientEdge:   # only an edge into a leaf accumulates
+                        if type(t.node) is AccumulateGrad:
+                            accumulate_grad(t.node.variable, g)
+                    elif t.retains_grad:
+                        pass                     # (retain_grad's hook has stored it already)
+                    elif create_graph and t.grad_fn is not None:
+                        if g is not None:   # a non-leaf keeps what retain_grad would keep
+                            _tensor_module().retained_grad(t, g)
+                    else:
+                        accumulate_grad(t, g)
+            finally:
+                _state.grad_enabled = prev_grad_mode
         else:
             for i, t in enumerate(inputs):
                 if captured[i] is None and not allow_unused:

@@ -350,3 +350,88 @@ def test_a_leafs_size_1_dim_stride_in_its_gradient_like_torch():
     for (ours, a), (theirs, b) in zip(grads[dyngrad], grads[torch]):
         assert ours == theirs
         np.testing.assert_allclose(a, b, rtol=1e-14)
+
+
+# -- backward(create_graph=True) into .grad: torch's AccumulateGrad ------------------------------
+def _node(t):
+    return None if t is None or t.grad_fn is None else t.grad_fn.name()
+
+
+def _leaf(lib, make):
+    return make(lib).detach().requires_grad_()
+
+
+# Each case runs backward(create_graph=True) and returns what .grad holds: its node (a copy in
+# the leaf's layout, CopyBackwards; a clone for a leaf with gaps or a non-leaf; a sum once a
+# gradient is there) and its strides. torch warns of the reference cycle once per process.
+CREATE_GRAPH_CASES = {
+    "first gradient": lambda lib: _grad_after(lib, lambda lib: lib.ones(2), lambda x: x * x),
+    "no history to keep": lambda lib: _grad_after(lib, lambda lib: lib.ones(2), lambda x: x * 1),
+    "transposed leaf": lambda lib: _grad_after(lib, lambda lib: lib.ones(2, 3).t(),
+                                                lambda x: x * x),
+    "gradient arriving transposed": lambda lib: _grad_after(
+        lib, lambda lib: lib.ones(3, 2), lambda x: x.t() * x.t()),
+    "leaf with gaps": lambda lib: _grad_after(lib, lambda lib: lib.ones(4, 2)[:, :1],
+                                              lambda x: x * x),
+    "float64 history": lambda lib: _grad_after(lib, lambda lib: lib.ones(2),
+                                               lambda x: x.double() * x.double()),
+    "second backward adds": lambda lib: _grad_after(lib, lambda lib: lib.ones(2),
+                                                    lambda x: x * x, times=2),
+    "onto a set .grad": lambda lib: _grad_after(lib, lambda lib: lib.ones(2), lambda x: x * x,
+                                                preset=True),
+    "non-leaf input": lambda lib: _input_grad(lib, retain=False),
+    "retained non-leaf": lambda lib: _input_grad(lib, retain=True),
+}
+
+
+def _grad_after(lib, make, f, times=1, preset=False):
+    x = _leaf(lib, make)
+    if preset:
+        x.grad = lib.zeros(x.shape)
+    for _ in range(times):
+        f(x).sum().backward(create_graph=True)
+    g = x.grad
+    return _node(g), g.stride(), g.requires_grad, g is not None and g._base is None
+
+
+def _input_grad(lib, retain):
+    x = lib.ones(2, requires_grad=True)
+    y = x * x
+    if retain:
+        y.retain_grad()
+    (y * y).sum().backward(create_graph=True, inputs=[y] if not retain else None)
+    return _node(y.grad), _node(x.grad)
+
+
+@pytest.mark.parametrize("case", list(CREATE_GRAPH_CASES))
+def test_create_graph_grads_like_torch(case):
+    import warnings
+    got = []
+    for lib in (torch, dyngrad):
+        lib.set_warn_always(True)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                result = CREATE_GRAPH_CASES[case](lib)
+        finally:
+            lib.set_warn_always(False)
+        got.append((result, [str(w.message) for w in caught]))
+    assert got[1] == got[0]
+    assert got[0][1], "torch warns of the cycle"
+
+
+def test_backward_without_create_graph_adds_into_a_gradient_with_history():
+    """torch adds a later gradient in place (no grad mode in the engine): the .grad object and
+    its grad_fn stay; autograd.grad never warns of the cycle."""
+    import warnings
+    got = []
+    for lib in (torch, dyngrad):
+        x = lib.ones(2, requires_grad=True)
+        (x * x).sum().backward(create_graph=True)
+        g = x.grad
+        (x * x).sum().backward()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            lib.autograd.grad((x * x).sum(), x, create_graph=True)
+        got.append((x.grad is g, _node(x.grad), x.grad.tolist(), g._version))
+    assert got[1] == got[0]
