@@ -66,7 +66,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 data = out._data
                 if data.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if data.dtype.kind not in "fc":   # (is_floating_point() or is_complex())
+                if data.dtype.kind != "f":   # (complex outputs too: "real" scalars only)
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {out.dtype}")
                 if data.ndim == 0 and not grad_mode._state.inference:
@@ -80,8 +80,18 @@ def _make_grads(outputs, grads, is_grads_batched=False):
             if not isinstance(g, _tensor_cls()):
                 raise TypeError("gradients can be either Tensors or None, but got "
                                 + type(g).__name__)
-            if g._data.shape != out._data.shape:
+            first = g[0] if is_grads_batched else g   # (batched: each row is one gradient)
+            if first._data.shape != out._data.shape:
                 from .._utils import Size
+                if is_grads_batched:   # (torch's message drops one more leading dim there)
+                    raise RuntimeError(
+                        "If `is_grads_batched=True`, we interpret the first dimension of each "
+                        "grad_output as the batch dimension. The sizes of the remaining "
+                        "dimensions are expected to match the shape of corresponding output, "
+                        "but a mismatch was detected: grad_output[{}] has a shape of {} and "
+                        "output[{}] has a shape of {}. If you only want some tensors in "
+                        "`grad_output` to be considered batched, consider using vmap.".format(
+                            i, Size(first._data.shape[1:]), i, Size(out._data.shape)))
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} "
                     f"and output[{i}] has a shape of {Size(out._data.shape)}.")
@@ -92,6 +102,32 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                     f"{g.dtype} and output[{i}] has a dtype of {out.dtype}.")
             new.append(g)
     return new
+
+
+def _batched_grad(outputs, grads, inputs, retain_graph, create_graph, allow_unused):
+    """``grad(is_grads_batched=True)``: the first dim of every grad_output indexes independent
+    gradients, and each input's results are stacked along a new first dim. torch runs the rows
+    at once under vmap; here, as in dyngrad.func.vmap (Note [vmap as a loop]), one backward
+    per row, the graph kept until the last. An unused input stays None."""
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        # (the implicit gradient of a one-element output, ones of its shape, has no batch dim)
+        if g.ndim == 0:
+            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some "
+                             "input, but that input is a Tensor of dimensionality 0 so "
+                             "expected in_dim to satisfy 0 <= in_dim < 0.")
+        if g.shape[1:] != out.shape:
+            raise RuntimeError(f"invalid gradient at index {i} - got {list(g.shape[1:])} but "
+                               f"expected shape compatible with {list(out.shape)}")
+    sizes = [g.shape[0] for g in grads]
+    if len(set(sizes)) > 1:
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    rows = [_run_backward(outputs, [g[b] for g in grads], retain_graph or b < sizes[0] - 1,
+                          create_graph, inputs=inputs, allow_unused=allow_unused,
+                          accumulate=False)
+            for b in range(sizes[0])]
+    from ..ops import stack
+    return [None if column[0] is None else stack(column) for column in zip(*rows)]
 
 
 def _check_roots(outputs):
@@ -155,12 +191,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} "
                            f"grad_outputs and {len(outputs)} outputs")
-    grads = _make_grads(outputs, grad_outputs)
+    grads = _make_grads(outputs, grad_outputs, is_grads_batched)
     if retain_graph is None:
         retain_graph = create_graph
     _check_roots(outputs)
-    result = _run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
-                           allow_unused=allow_unused, accumulate=False)
+    if is_grads_batched:
+        result = _batched_grad(outputs, grads, inputs_t, retain_graph, create_graph,
+                               allow_unused)
+    else:
+        result = _run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
+                               allow_unused=allow_unused, accumulate=False)
     if materialize_grads:
         zeros_like = _ops_creation().zeros_like
         result = [zeros_like(t) if g is None else g for t, g in zip(inputs_t, result)]

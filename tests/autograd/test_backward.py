@@ -435,3 +435,65 @@ def test_backward_without_create_graph_adds_into_a_gradient_with_history():
             lib.autograd.grad((x * x).sum(), x, create_graph=True)
         got.append((x.grad is g, _node(x.grad), x.grad.tolist(), g._version))
     assert got[1] == got[0]
+
+
+# -- autograd.grad(is_grads_batched=True) -------------------------------------------------------
+def _batched(lib, out_fn, grad_outputs, inputs=1, **kw):
+    xs = [lib.tensor([1.0, 2.0], requires_grad=True) for _ in range(inputs)]
+    outs = out_fn(xs[0])
+    return lib.autograd.grad(outs, xs, grad_outputs=grad_outputs, is_grads_batched=True, **kw)
+
+
+BATCHED_CASES = {
+    "rows of the identity": lambda lib: _batched(lib, lambda x: x * x * 3, lib.eye(2)),
+    "one row per output": lambda lib: _batched(
+        lib, lambda x: [x * x, x * 2], [lib.eye(2), lib.ones(2, 2)]),
+    "a sum's rows": lambda lib: _batched(lib, lambda x: (x * 2).sum(), lib.ones(3)),
+    "unused input": lambda lib: _batched(lib, lambda x: x * 3, lib.eye(2), inputs=2,
+                                         allow_unused=True),
+    "unused input materialized": lambda lib: _batched(lib, lambda x: x * 3, lib.eye(2),
+                                                      inputs=2, materialize_grads=True),
+    "row shape mismatch": lambda lib: _batched(lib, lambda x: (x * 2).sum(), lib.ones(3, 1)),
+    "row shape mismatch, vector": lambda lib: _batched(lib, lambda x: x * 2, lib.ones(3)),
+    "batch sizes differ": lambda lib: _batched(lib, lambda x: [x * 2, x * 3],
+                                               [lib.ones(3, 2), lib.ones(4, 2)]),
+    "0-dim grad_output": lambda lib: _batched(lib, lambda x: (x * 2).sum(), lib.ones(())),
+    "empty batch": lambda lib: _batched(lib, lambda x: x * x, lib.ones(0, 2)),
+    "implicit gradient of a scalar": lambda lib: _batched(lib, lambda x: (x * 2).sum(), None),
+    "implicit gradient of a 1-vector": lambda lib: _batched(
+        lib, lambda x: (x * 2).sum().reshape(1), None),
+    "complex grad_output": lambda lib: _batched(
+        lib, lambda x: (x * 2).sum(), lib.ones(3, dtype=lib.complex64)),
+}
+
+
+@pytest.mark.parametrize("case", list(BATCHED_CASES))
+def test_batched_grads_like_torch(case):
+    results = []
+    for lib in (torch, dyngrad):
+        try:
+            results.append([None if g is None else (g.tolist(), tuple(g.shape))
+                            for g in BATCHED_CASES[case](lib)])
+        except Exception as e:   # noqa: BLE001  (compared with torch's)
+            results.append((type(e).__name__, str(e)))
+    assert results[1] == results[0]
+
+
+def test_batched_grads_keep_the_graph_until_the_last_row_and_record_with_create_graph():
+    for lib in (torch, dyngrad):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * x * x
+        g, = lib.autograd.grad(y, x, lib.eye(2), is_grads_batched=True, create_graph=True)
+        assert g.requires_grad   # (torch's node comes from vmap; ours stacks the rows)
+        h, = lib.autograd.grad(g.sum(), x)
+        assert h.tolist() == [6.0, 12.0]
+        y = x * x * x
+        lib.autograd.grad(y, x, lib.eye(2), is_grads_batched=True)
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            lib.autograd.grad(y, x, lib.eye(2), is_grads_batched=True)
+
+
+def test_implicit_gradient_of_a_complex_scalar_is_refused_like_torch():
+    def ex(lib):
+        (lib.tensor([1 + 1j], requires_grad=True) * 2).sum().backward()
+    assert_prints_like_torch(ex)
