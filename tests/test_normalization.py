@@ -235,3 +235,40 @@ def test_embedding_bag_scale_grad_by_freq_is_documented_scaling():
 ])
 def test_embedding_bag_errors_like_torch(case):
     raises_like_torch(case)
+
+
+# -- rms_norm: torch's composite (float32 compute for float16, its eps; suggested layout) --------
+def _graph(fn):
+    """The node names of a graph, depth first (each node once)."""
+    names, seen, stack = [], set(), [fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        names.append(node.name())
+        stack.extend(n for n, _ in reversed(node.next_functions))
+    return names
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_rms_norm_like_torch(dtype, weighted, layout):
+    data = np.linspace(-2e-3, 3e-3, 15).reshape(3, 5)   # small: the default eps matters
+    out = []
+    for lib in (torch, dyngrad):
+        dt = getattr(lib, dtype)
+        x = lib.tensor(data, dtype=dt) if layout == "contiguous" else \
+            lib.tensor(data.T.copy(), dtype=dt).t()
+        x.requires_grad_()
+        w = lib.linspace(0.5, 1.5, 5, dtype=dt).requires_grad_() if weighted else None
+        y = lib.nn.functional.rms_norm(x, (5,), w)
+        gx, = lib.autograd.grad(y, x, lib.ones_like(y))
+        out.append((str(y.dtype), y.stride(), _graph(y.grad_fn), y.detach().double().numpy(),
+                    gx.double().numpy()))
+    (dt0, s0, g0, y0, gx0), (dt1, s1, g1, y1, gx1) = out
+    assert (dt1, s1, g1) == (dt0, s0, g0)
+    tol = 2e-3 if dtype == "float16" else 1e-5
+    np.testing.assert_allclose(y1, y0, rtol=tol, atol=tol)
+    np.testing.assert_allclose(gx1, gx0, rtol=tol, atol=tol)

@@ -24,7 +24,9 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import shape_str
 from ..autograd.grad_mode import no_grad
+from ._geometry import memory_format_strides
 from ._registry import FUNCTIONS, defop
+from .creation import copy_with_strides, suggest_memory_format
 from ..autograd.forward_ad import FROM_BACKWARD
 
 
@@ -66,6 +68,7 @@ def native_batch_norm(xp, input, weight=None, bias=None, running_mean=None, runn
     """Batch norm over every axis but 1; in training also updates the running statistics in
     place (no version bump, as torch): unbiased variance for ``running_var``."""
     dt = input.dtype
+    layout = _suggested_strides(input)
     input = _float_input(xp, input, "batch_norm")
     c = input.shape[1] if input.ndim > 1 else 1
     shape = _channel_shape(input.ndim, c)
@@ -92,7 +95,26 @@ def native_batch_norm(xp, input, weight=None, bias=None, running_mean=None, runn
         out = out * weight.reshape(shape)
     if bias is not None:
         out = out + bias.reshape(shape)
-    return (xp.ascontiguousarray(out.astype(dt)),) + saved
+    return (_laid_out(out, dt, layout),) + saved
+
+
+def _laid_out(out, dt, strides):
+    """`out` as an array of dtype `dt` with these strides (itself when it already is)."""
+    if out.dtype != dt or out.strides != tuple([n * out.itemsize for n in strides]):
+        out = copy_with_strides(out, dt, strides)
+    return out
+
+
+def _suggested_strides(x):
+    """The strides torch's kernels give a result like the array `x`: channels_last when `x`
+    is laid out so (its suggest_memory_format), contiguous otherwise."""
+    fmt = suggest_memory_format(x.shape, tuple(s // x.itemsize for s in x.strides))
+    return memory_format_strides(x.shape, fmt)
+
+
+def _suggested_format(t):
+    """The tensor `t`'s suggest_memory_format."""
+    return suggest_memory_format(tuple(t.shape), t.stride())
 
 
 @native_batch_norm.backward
@@ -115,7 +137,9 @@ def _(ctx, grad, *_):
     need = ctx.needs_input_grad
     gw = (grad * xhat).sum(dims) if weight is not None and need[1] else None
     gb = grad.sum(dims) if len(need) > 2 and need[2] else None
-    return (gx if need[0] else None), gw, gb
+    # (laid out as the input whatever the gradient's layout, as torch's kernel allocates it)
+    gx = gx.contiguous(memory_format=_suggested_format(input)) if need[0] else None
+    return gx, gw, gb
 
 
 native_batch_norm.jvp(FROM_BACKWARD)
@@ -275,6 +299,7 @@ def native_group_norm(xp, input, weight=None, bias=None, N=0, C=0, HxW=0, group=
     """Group norm: channels split in ``group`` groups, each normalised over its channels and
     spatial positions: (out, mean (N, group), rstd (N, group))."""
     dt = input.dtype
+    layout = _suggested_strides(input)
     input = _float_input(xp, input, "GroupNormKernelImpl")
     x3 = input.reshape(N, group, -1)
     if x3.size:
@@ -288,7 +313,7 @@ def native_group_norm(xp, input, weight=None, bias=None, N=0, C=0, HxW=0, group=
         out = out * weight.reshape(shape)
     if bias is not None:
         out = out + bias.reshape(shape)
-    return (xp.ascontiguousarray(out.astype(dt)), mean.reshape(N, group).astype(dt),
+    return (_laid_out(out, dt, layout), mean.reshape(N, group).astype(dt),
             rstd.reshape(N, group).astype(dt))
 
 
@@ -316,8 +341,9 @@ def _(ctx, grad, grad_mean=None, grad_rstd=None):
         if grad_rstd is not None:   # d rstd / dx = -rstd**2 * xhat / m
             part = -grad_rstd.unsqueeze(-1) * rstd * rstd * xhat3 / m
             gx3 = part if gx3 is None else gx3 + part
-        if gx3 is not None:
-            gx = gx3.expand(x3.shape).reshape(input.shape)
+        if gx3 is not None:   # (laid out as the input, channels_last included: torch's)
+            gx = gx3.expand(x3.shape).reshape(input.shape).contiguous(
+                memory_format=_suggested_format(input))
     if grad is not None:
         gw = (grad * xhat).sum(dims) if weight is not None and need[1] else None
         gb = grad.sum(dims) if len(need) > 2 and need[2] else None
@@ -399,13 +425,19 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise NotImplementedError(f"\"rms_norm\" not implemented for '{input.dtype._legacy}'")
     _check_normalized_shape(input.shape, shape, None if weight is None else weight.shape,
                             rms=True)
+    # half precision is computed in float32 (torch's opmath type), eps that type's too, and
+    # the result comes back in the input's dtype and suggested memory format
+    dtype = input.dtype
+    x = input.to(D.float32) if dtype == D.float16 else input   # (no bfloat16 in dyngrad)
     if eps is None:
-        eps = float(D.finfo(input.dtype).eps)
+        eps = float(D.finfo(x.dtype).eps)
     nd = input.dim()
     dims = list(range(nd - 1, nd - len(shape) - 1, -1))   # torch lists them last first
-    r = _add_scalar(input.pow(2).mean(dims, True), eps).rsqrt()
-    result = input * r
-    return result if weight is None else result * weight
+    r = _add_scalar(x.pow(2).mean(dims, True), eps).rsqrt()
+    result = x * r
+    if weight is not None:
+        result = result * weight
+    return result.contiguous(memory_format=_suggested_format(input)).to(dtype)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

@@ -210,7 +210,11 @@ def _make_pad(kind: str, npad: int):
             summed = xp.zeros(shape, grad.dtype)
             xp.add.at(summed, (slice(None),) * d + (index,), grad)
             grad = summed
-        return grad
+        # laid out as the input (channels_last included), as torch's gradient is
+        strides = memory_format_strides(input_sizes, _layout_like(self))
+        if grad.strides == tuple([n * grad.itemsize for n in strides]):
+            return grad
+        return copy_with_strides(grad, grad.dtype, strides)
 
     forward.__name__ = name
     backward_kernel.__name__ = name + "_backward"
