@@ -383,7 +383,8 @@ def _adaptive_check(fname, shape, output_size, sep=""):
     nd = len(shape)
     if nd not in (3, 4):
         raise RuntimeError(f"{fname}(): Expected 3D or 4D tensor, but got{sep} {shape_str(shape)}")
-    for i in range(1, nd):
+    # adaptive_avg_pool2d checks the two pooled dims only (a 4-d input may have no channels)
+    for i in range(nd - 2 if fname == "adaptive_avg_pool2d" else 1, nd):
         if shape[i] == 0:
             raise RuntimeError(f"{fname}(): Expected input to have non-zero size for non-batch "
                                f"dimensions, but input has sizes {shape_str(shape)} with "

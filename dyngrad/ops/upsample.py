@@ -1,83 +1,47 @@
-"""Resampling ops of ``torch.nn.functional``: ``interpolate`` / ``upsample`` (modes 'nearest',
-'linear' for 3-d and 'bilinear' for 4-d inputs), ``pixel_shuffle`` and ``pixel_unshuffle``.
+"""Resampling ops of ``torch.nn.functional``: ``interpolate`` / ``upsample`` and the original
+modes' primitives ('nearest' for 3-d and 4-d inputs, 'linear' for 3-d, 'bilinear' for 4-d),
+``pixel_shuffle`` and ``pixel_unshuffle``. The other modes' primitives (5-d 'nearest',
+'nearest-exact', 'trilinear', 'bicubic', antialiasing) are in upsample_modes.py; 'area' is
+adaptive average pooling (pooling.py, pooling3d.py), as in torch.
 
 The primitives are ATen's (``upsample_nearest2d`` → ``UpsampleNearest2DBackward0``,
 ``upsample_bilinear2d``, ``upsample_nearest1d``, ``upsample_linear1d``). Resampling is separable:
 along each spatial dim every output reads one input position (nearest) or blends two (linear,
 with ATen's source-index formulas, in ATen's float/double arithmetic), so the forward is a gather
 per dim and the gradient the adjoint scatter-add per dim (a backward primitive whose own
-gradient is the forward again). NumPy helpers: ``backends/pool_numpy.py``.
+gradient is the forward again). See Note [Resampling as taps per dim] in _resample.py; NumPy
+helpers: ``backends/pool_numpy.py``.
 """
 from __future__ import annotations
 
-import math
 import operator
 
-from .. import _dtypes as D
 from .._promotion import Promote
 from ..backends import pool_numpy as P
-from ._geometry import memory_format_strides
+from . import _resample as R
+from . import upsample_modes as M
 from ._registry import FUNCTIONS, defop
 from ..autograd.forward_ad import AUTO_LINEAR
-from .creation import copy_with_strides, suggest_memory_format
+from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
+from .pooling3d import adaptive_avg_pool3d
 from .view_backward import backward_only
 
-
-def _strides_of(arr):
-    return tuple(s // arr.itemsize for s in arr.strides)
-
-
-def _layout(out, self):
-    """``out`` laid out as torch lays out a resampled ``self`` (channels_last stays so)."""
-    fmt = suggest_memory_format(self.shape, _strides_of(self))
-    return copy_with_strides(out, out.dtype, memory_format_strides(out.shape, fmt))
-
-
-def _check_dtype(name, arr, uint8=True):
-    """torch's CPU kernels take floating types and uint8 (the names are the kernels' own)."""
-    if arr.dtype.kind != "f" and not (uint8 and arr.dtype == P.UINT8):
-        raise NotImplementedError(f"\"{name}\" not implemented for "
-                                  f"'{D.from_np(arr.dtype)._legacy}'")
-
-
-def _check_sizes(in_sizes, out_sizes, full_shape, n):
-    if len(out_sizes) != n:
-        raise RuntimeError(f"It is expected output_size equals to {n}, but got size "
-                           f"{len(out_sizes)}")
-    if len(full_shape) != n + 2:
-        raise RuntimeError(f"It is expected input_size equals to {n + 2}, but got size "
-                           f"{len(full_shape)}")
-    if not (all(s > 0 for s in in_sizes) and all(s > 0 for s in out_sizes)):
-        if n == 2:
-            raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
-                               f"(H: {in_sizes[0]}, W: {in_sizes[1]}) output (H: {out_sizes[0]}, "
-                               f"W: {out_sizes[1]})")
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
-                           f"(W: {in_sizes[0]}) and output (W: {out_sizes[0]})")
+_layout = R.layout
+_check_dtype = R.check_dtype
+_check_sizes = R.check_sizes
 
 
 # ---------------------------------------------------------------------------------------------
 # nearest
 # ---------------------------------------------------------------------------------------------
 def _nearest(xp, self, output_size, scales, name):
-    n = len(scales)
-    _check_sizes(self.shape[2:], tuple(output_size), self.shape, n)
-    _check_dtype(name, self)
-    out = self
-    for k in range(n):
-        axis = 2 + k
-        index = P.nearest_index(self.shape[axis], output_size[k], scales[k])
-        out = xp.take(out, index, axis=axis)
-    return _layout(out, self)
+    return M.nearest_forward(xp, self, output_size, scales, name, exact=False)
 
 
 def _nearest_back(xp, grad, output_size, input_size, scales):
-    out = grad
-    for k in reversed(range(len(scales))):
-        axis = 2 + k
-        index = P.nearest_index(input_size[axis], output_size[k], scales[k])
-        out = P.nearest_scatter(out, axis, index, input_size[axis])
-    return out
+    # torch's gradient keeps grad_output's channels_last layout (4-d)
+    return M.nearest_backward(xp, grad, output_size, input_size, scales, exact=False,
+                              keep_layout=True)
 
 
 @defop("upsample_nearest2d", node="UpsampleNearest2DBackward0", promote=Promote.NONE,
@@ -140,25 +104,19 @@ def _linear(xp, self, output_size, align_corners, scales, name):
     n = len(scales)
     _check_sizes(self.shape[2:], tuple(output_size), self.shape, n)
     _check_dtype(name, self, uint8=n == 2)
-    out = self if self.dtype.kind == "f" else self.astype(xp.float32)
-    for k in range(n):
-        axis = 2 + k
-        w = P.linear_weights(self.shape[axis], output_size[k], align_corners, scales[k],
-                             out.dtype)
-        out = P.linear_gather(out, axis, *w)
-    if self.dtype.kind != "f":   # uint8: rounded to nearest (torch's fixed point may differ by 1)
-        out = xp.clip(xp.rint(out), 0, 255)
-    return _layout(out.astype(self.dtype, copy=False), self)
+    if self.dtype == P.UINT8:   # ATen's separable fixed point
+        out = M.separable_forward(xp, self, output_size, lambda k: R.collapse_border_taps(
+            xp, *R.linear_taps(xp, self.shape[2 + k], output_size[k], align_corners, scales[k],
+                               xp.float64)))
+        return _layout(out, self)
+    out = M.taps_forward(xp, self, output_size, align_corners, scales, R.linear_taps)
+    return _layout(out, self)
 
 
 def _linear_back(xp, grad, output_size, input_size, align_corners, scales):
-    out = grad
-    for k in reversed(range(len(scales))):
-        axis = 2 + k
-        w = P.linear_weights(input_size[axis], output_size[k], align_corners, scales[k],
-                             grad.dtype)
-        out = P.linear_scatter(out, axis, *w, input_size[axis])
-    return out
+    out = M.taps_backward(xp, grad, output_size, input_size, align_corners, scales,
+                          R.linear_taps)
+    return _layout(out, grad)   # torch's gradient keeps grad_output's channels_last layout
 
 
 @defop("upsample_bilinear2d", node="UpsampleBilinear2DBackward0", promote=Promote.NONE,
@@ -228,16 +186,99 @@ for _spec in (_upsample_nearest2d_backward, _upsample_nearest1d_backward,
 # F.interpolate
 # ---------------------------------------------------------------------------------------------
 _INTERP = "linear | bilinear | bicubic | trilinear"
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+_SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"),
+                3: ("scales_d", "scales_h", "scales_w")}
+
+
+def _is_integer(x) -> bool:
+    """torch's ``_is_integer``: Python and NumPy integers, and tensors that are not floating."""
+    if isinstance(x, int):
+        return True
+    if hasattr(x, "is_floating_point"):
+        return not x.is_floating_point()
+    return getattr(getattr(x, "dtype", None), "kind", None) in ("i", "u")
+
+
+def _arg_parser_error(name, output_size, align_corners):
+    """The TypeError of torch's argument parser for a non-integer ``output_size`` element."""
+    kinds = ", ".join(type(v).__name__ for v in output_size)
+    flag, flag_decl = ("bool, ", "bool align_corners, ") if align_corners is not None else ("", "")
+    scales = ", ".join(f"float {n} = None" for n in _SCALE_NAMES[len(output_size)])
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got (Tensor, list, "
+        f"{flag}NoneType), but expected one of:\n"
+        f" * (Tensor input, tuple of ints output_size, {flag_decl}tuple of floats "
+        f"scale_factors)\n"
+        f"      didn't match because some of the arguments have invalid types: (Tensor, "
+        f"!list of [{kinds}]!, {flag}!NoneType!)\n"
+        f" * (Tensor input, tuple of ints output_size, {flag_decl}{scales}, *, Tensor out = "
+        f"None)\n")
+
+
+def _call(op, name, input, output_size, scale_factors, align_corners=None):
+    """``op(input, output_size, [align_corners,] *scales)`` as torch's ``.vec`` overloads."""
+    if not all(_is_integer(v) for v in output_size):
+        raise _arg_parser_error(name, output_size, align_corners)
+    output_size = tuple(operator.index(v) for v in output_size)
+    scales = tuple(scale_factors) if scale_factors is not None else (None,) * len(output_size)
+    if align_corners is None:
+        return op(input, output_size, *scales)
+    return op(input, output_size, bool(align_corners), *scales)
+
+
+def _area(pool, name, input, output_size):
+    bad = [v for v in output_size if not _is_integer(v)]
+    if bad:   # torch's argument parser, for adaptive_avg_pool{1,2,3}d
+        raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of ints, "
+                        f"but found element of type {type(bad[0]).__name__} at pos "
+                        f"{list(output_size).index(bad[0])}")
+    return pool(input, [operator.index(v) for v in output_size])
+
+
+# (mode, input.dim()) -> (primitive, torch's name, takes align_corners)
+_PRIMITIVES = {
+    ("nearest", 3): (lambda: _upsample_nearest1d, "upsample_nearest1d", False),
+    ("nearest", 4): (lambda: _upsample_nearest2d, "upsample_nearest2d", False),
+    ("nearest", 5): (lambda: M._upsample_nearest3d, "upsample_nearest3d", False),
+    ("nearest-exact", 3): (lambda: M._upsample_nearest_exact1d, "_upsample_nearest_exact1d",
+                           False),
+    ("nearest-exact", 4): (lambda: M._upsample_nearest_exact2d, "_upsample_nearest_exact2d",
+                           False),
+    ("nearest-exact", 5): (lambda: M._upsample_nearest_exact3d, "_upsample_nearest_exact3d",
+                           False),
+    ("linear", 3): (lambda: _upsample_linear1d, "upsample_linear1d", True),
+    ("bilinear", 4): (lambda: _upsample_bilinear2d, "upsample_bilinear2d", True),
+    ("trilinear", 5): (lambda: M._upsample_trilinear3d, "upsample_trilinear3d", True),
+    ("bicubic", 4): (lambda: M._upsample_bicubic2d, "upsample_bicubic2d", True),
+}
+_ANTIALIASED = {
+    "bilinear": (lambda: M._upsample_bilinear2d_aa, "_upsample_bilinear2d_aa"),
+    "bicubic": (lambda: M._upsample_bicubic2d_aa, "_upsample_bicubic2d_aa"),
+    "lanczos": (lambda: M._upsample_lanczos2d_aa, "_upsample_lanczos2d_aa"),
+}
+_WRONG_DIM = {"bilinear": 4, "trilinear": 5, "linear": 3}
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resample the spatial dims of ``input`` (N, C, *spatial) to ``size`` or by
-    ``scale_factor``. Modes: 'nearest' (3-d, 4-d) and 'linear' (3-d) / 'bilinear' (4-d) with
-    ``align_corners``.
+    ``scale_factor``.
 
-    Differences from torch: modes 'bicubic', 'trilinear', 'area', 'nearest-exact' and 5-d
-    inputs are not implemented (NotImplementedError)."""
+    Args:
+        input: a 3-d, 4-d or 5-d tensor.
+        size: the output's spatial size (an int or one per spatial dim).
+        scale_factor: the multiplier of each spatial size (a float or one per dim).
+        mode: 'nearest', 'nearest-exact', 'linear' (3-d), 'bilinear' (4-d), 'bicubic' (4-d),
+            'trilinear' (5-d), 'area' (adaptive average pooling), 'lanczos' (4-d, antialias).
+        align_corners: for the interpolating modes, align the corner pixels' centres.
+        recompute_scale_factor: compute the output size from ``scale_factor`` and pass no
+            scale to the kernel.
+        antialias: a low-pass filter when downsampling ('bilinear', 'bicubic', 'lanczos').
+
+    Returns:
+        The resampled tensor, channels_last when ``input`` is.
+    """
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError(f"align_corners option can only be set with the interpolating "
@@ -256,9 +297,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                  f"{spatial} and output size of {size}. Please provide input "
                                  f"tensor in (N, C, d1, d2, ...,dK) format and output size in "
                                  f"(o1, o2, ...,oK) format.")
-            output_size = [operator.index(s) for s in size]
+            if not all(_is_integer(x) for x in size):
+                raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, "
+                                f"int] or Tuple[int, int, int], but got size with types "
+                                f"{[type(x) for x in size]}")
+            output_size = list(size)
         else:
-            output_size = [operator.index(size)] * dim
+            output_size = [size] * dim
         scale_factors = None
     elif scale_factor is not None:
         if isinstance(scale_factor, (list, tuple)):
@@ -276,32 +321,39 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("either size or scale_factor should be defined")
     if recompute_scale_factor is not None and recompute_scale_factor and size is not None:
         raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:   # area always takes an explicit size
+        recompute_scale_factor = True
     if recompute_scale_factor and scale_factors is not None:
-        output_size = [math.floor(float(spatial[i]) * scale_factors[i]) for i in range(dim)]
-        scale_factors = None
-    if output_size is None:
         output_size = [int(spatial[i] * scale_factors[i]) for i in range(dim)]
-    scales = tuple(scale_factors) if scale_factors is not None else (None,) * max(dim, 0)
-    output_size = tuple(output_size)
-    if input.dim() == 3 and mode == "nearest":
-        return _upsample_nearest1d(input, output_size, *scales)
-    if input.dim() == 4 and mode == "nearest":
-        return _upsample_nearest2d(input, output_size, *scales)
-    if input.dim() == 3 and mode == "linear":
-        return _upsample_linear1d(input, output_size, bool(align_corners), *scales)
-    if input.dim() == 4 and mode == "bilinear":
-        return _upsample_bilinear2d(input, output_size, bool(align_corners), *scales)
-    if input.dim() == 3 and mode == "bilinear":
-        raise NotImplementedError("Got 3D input, but bilinear mode needs 4D input")
-    if input.dim() == 4 and mode == "linear":
-        raise NotImplementedError("Got 4D input, but linear mode needs 3D input")
-    if input.dim() in (3, 4, 5) and mode in ("nearest", "linear", "bilinear", "bicubic",
-                                             "trilinear", "area", "nearest-exact"):
-        raise NotImplementedError(f"interpolate: mode '{mode}' for {input.dim()}-d input is not "
-                                  f"implemented in dyngrad")
+        scale_factors = None
+    if output_size is None:   # ATen's upsample compute_output_size
+        output_size = [int(spatial[i] * scale_factors[i]) for i in range(dim)]
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
+    if mode == "area" and input.dim() in (3, 4, 5):
+        pool, name = {3: (adaptive_avg_pool1d, "adaptive_avg_pool1d"),
+                      4: (adaptive_avg_pool2d, "adaptive_avg_pool2d"),
+                      5: (adaptive_avg_pool3d, "adaptive_avg_pool3d")}[input.dim()]
+        return _area(pool, name, input, output_size)
+    if mode == "lanczos" and input.dim() == 4:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+    if antialias and mode in _ANTIALIASED:   # 4-d, checked above
+        op, name = _ANTIALIASED[mode]
+        return _call(op(), name, input, output_size, scale_factors, align_corners)
+    entry = _PRIMITIVES.get((mode, input.dim()))
+    if entry is not None:
+        op, name, interpolating = entry
+        return _call(op(), name, input, output_size, scale_factors,
+                     align_corners if interpolating else None)
+    if mode in _WRONG_DIM and input.dim() in (3, 4, 5):
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
+                                  f"{_WRONG_DIM[mode]}D input")
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
-                              f"{input.dim()}D) for the modes: nearest | linear | bilinear | "
-                              f"bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
+                              f"{input.dim()}D) for the modes: {_MODES} (got {mode})")
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
