@@ -16,7 +16,6 @@ the input. No tensor carries the conj or neg bit, so ``is_conj``/``is_neg`` are 
 from __future__ import annotations
 
 import operator
-import warnings
 from functools import reduce
 
 from . import _dtypes as D
@@ -143,8 +142,10 @@ def share_memory_(self):
 
 def is_pinned(self, device=None) -> bool:
     if device is not None:
-        warnings.warn("The argument 'device' of Tensor.is_pinned() is deprecated. Please do "
-                      "not pass this argument.", DeprecationWarning, stacklevel=3)
+        warn_at_caller("The argument 'device' of Tensor.is_pinned() is deprecated. Please do "
+                       "not pass this argument. (Triggered internally at "
+                       "/__w/pytorch/pytorch/aten/src/ATen/native/Memory.cpp:31.)",
+                       DeprecationWarning)
     return False
 
 

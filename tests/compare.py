@@ -4,6 +4,7 @@
 dtypes, shapes, strides, values (exactly, or within ``rtol``/``atol``) and grad_fn names, or
 both calls must raise the same exception type with the same message.
 """
+import contextlib
 import re
 
 import numpy as np
@@ -19,6 +20,18 @@ _INPLACE_EXTRA = re.compile(r"((?:check_nan=False\)\.|Good luck!))(?:\n  [^\n]*)
 def torch_part(message: str) -> str:
     """`message` without dyngrad's lines after torch's version-counter error text."""
     return _INPLACE_EXTRA.sub(r"\1", message)
+
+
+@contextlib.contextmanager
+def warn_always(lib):
+    """``lib.set_warn_always(True)`` for the block: TORCH_WARN_ONCE's warnings are given every
+    time, whatever ran earlier in the process."""
+    before = lib.is_warn_always_enabled()
+    lib.set_warn_always(True)
+    try:
+        yield
+    finally:
+        lib.set_warn_always(before)
 
 
 def to_numpy(t):

@@ -4,7 +4,6 @@ the predicates, warnings, graph structure (node names, ``next_functions``), grad
 sharing and version counters."""
 from __future__ import annotations
 
-import contextlib
 import warnings
 
 import numpy as np
@@ -12,6 +11,7 @@ import pytest
 import torch
 
 import dyngrad
+from compare import warn_always
 from dyngrad.ops.aliases import _INPLACE_FUNCTIONS
 
 LIBS = (dyngrad, torch)
@@ -166,23 +166,12 @@ def test_adjoint_is_a_transpose_view_and_warns_on_0d():
     assert a[0]._base is x[0]
     messages = []
     for lib in LIBS:
-        with _warn_always(lib), warnings.catch_warnings(record=True) as caught:
+        with warn_always(lib), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             r = lib.adjoint(lib.tensor(2.0))
         assert float(r) == 2.0
         messages.append([str(w.message) for w in caught])
     assert messages[0] == messages[1] and messages[0]
-
-
-@contextlib.contextmanager
-def _warn_always(lib):
-    """TORCH_WARN_ONCE's warnings every time, whatever ran before in this process."""
-    before = lib.is_warn_always_enabled()
-    lib.set_warn_always(True)
-    try:
-        yield
-    finally:
-        lib.set_warn_always(before)
 
 
 def _transposes(lib, shape, dtype):
@@ -191,7 +180,7 @@ def _transposes(lib, shape, dtype):
     x = lib.ones(shape, dtype=getattr(lib, dtype), requires_grad=True)
     out = []
     for get in (lambda: x.T, lambda: x.H, lambda: x.mT, lambda: x.mH, x.adjoint):
-        with _warn_always(lib), warnings.catch_warnings(record=True) as caught:
+        with warn_always(lib), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
                 y = get()

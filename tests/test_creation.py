@@ -186,9 +186,9 @@ def test_tensor_is_a_leaf():
 
 
 def test_list_of_arrays_warns_once():
-    from dyngrad.ops import creation
-    creation._warned.discard(next(m for m in list(creation._warned) + [None]
-                                  if m is None or m.startswith("Creating")))
+    from dyngrad.ops import pointwise   # (the once-per-process warnings given so far)
+    pointwise._WARNED.discard(next(m for m in list(pointwise._WARNED) + [None]
+                                   if m is None or m.startswith("Creating")))
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         dyngrad.tensor([np.array([1, 2])])
@@ -631,3 +631,26 @@ def test_factories_make_inference_tensors_in_inference_mode(expr):
         y = eval(expr, {"t": lib, "np": np})
         flag = y.is_inference() if callable(y.is_inference) else y.is_inference
         assert flag is False
+
+
+# -- out= of the factories: the range factories keep out's shape when the count matches ----------
+@pytest.mark.parametrize("factory", [
+    lambda L, o: L.arange(0.0, 1.0, 0.25, out=o),
+    lambda L, o: L.linspace(0, 1, 4, out=o),
+    lambda L, o: L.logspace(0, 1, 4, out=o),
+    lambda L, o: L.range(0, 3, out=o),
+    lambda L, o: L.zeros(4, out=o),
+    lambda L, o: L.full((4,), 2.0, out=o),
+    lambda L, o: L.arange(0.0, 1.0, 0.5, out=o),
+], ids=["arange", "linspace", "logspace", "range", "zeros", "full", "arange fewer"])
+@pytest.mark.parametrize("layout", ["matrix", "transposed matrix"])
+def test_factory_out_shape_like_torch(factory, layout):
+    import warnings
+    got = []
+    for L in (torch, dyngrad):
+        o = L.zeros(2, 2) if layout == "matrix" else L.zeros(2, 2).t()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # (range's deprecation; arange's resize notice)
+            r = factory(L, o)
+        got.append((r is o, tuple(o.shape), o.stride(), o.tolist()))
+    assert got[1] == got[0]

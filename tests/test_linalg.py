@@ -17,6 +17,7 @@ import pytest
 import torch
 
 import dyngrad
+from compare import warn_always
 from ops.test_graph_parity import compare_graphs
 
 
@@ -270,12 +271,9 @@ def test_ger_warns_like_torch(call):
 
 
 def test_deprecation_warnings():
-    dyngrad.set_warn_always(True)   # (cross warns once per process, as torch's)
-    try:
-        with pytest.warns(UserWarning, match="Using torch.cross without specifying the dim"):
-            dyngrad.cross(dyngrad.ones(3, 4), dyngrad.ones(3, 4))
-    finally:
-        dyngrad.set_warn_always(False)
+    with warn_always(dyngrad), pytest.warns(UserWarning, match="Using torch.cross without "
+                                            "specifying the dim"):   # (once per process)
+        dyngrad.cross(dyngrad.ones(3, 4), dyngrad.ones(3, 4))
 
 
 # -- the *_ex variants: info and what LAPACK leaves for singular inputs --------------------------

@@ -13,6 +13,7 @@ import pytest
 import torch
 
 import dyngrad
+from compare import warn_always
 from compare import call as _call, like_torch, to_numpy as _np, torch_part
 from dyngrad.ops import reorder
 
@@ -124,13 +125,9 @@ def test_once_per_process_warning_texts_are_torchs(call):
     where in C++ it was raised ("(Triggered internally at ...)")."""
     texts = []
     for lib in (torch, dyngrad):
-        lib.set_warn_always(True)
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                call(lib)
-        finally:
-            lib.set_warn_always(False)
+        with warn_always(lib), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call(lib)
         texts.append([str(w.message) for w in caught])
     assert texts[1] == texts[0] and len(texts[0]) == 1
 

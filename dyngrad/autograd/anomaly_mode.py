@@ -204,12 +204,17 @@ def _warn_stack(name, stack, is_parent) -> None:
     if stack is None:
         msg = (f"Error detected in {name}. No forward pass information available. Enable "
                "detect anomaly during forward pass for more information.")
+        line = 100
     elif not is_parent:
         msg = (f"Error detected in {name}. Traceback of forward call that caused the error:\n"
                + "".join(stack))
+        line = 122
     else:
         msg = (f"\n\nPrevious calculation was induced by {name}. Traceback of forward call "
                "that induced the previous calculation:\n" + "".join(stack))
+        line = 129
+    msg += (" (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
+            f"python_anomaly_mode.cpp:{line}.)")
     warnings.warn(msg, UserWarning, stacklevel=4)
 
 

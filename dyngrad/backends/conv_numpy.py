@@ -79,10 +79,13 @@ def _as_float(*arrays):
     return arrays, None
 
 
-def _layout(res, channels_last):
-    """`res` (N, Co, *out), contiguous or channels_last (N, *out, Co in memory)."""
-    if channels_last and res.ndim == 4:
-        return np.ascontiguousarray(res.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+def channels_last_if(res, channels_last):
+    """`res` (N, Co, *out), contiguous or channels_last (N, *out, Co in memory; for 2-d and
+    3-d convolutions, channels_last and channels_last_3d)."""
+    if channels_last and res.ndim in (4, 5):
+        last = (0,) + tuple(range(2, res.ndim)) + (1,)
+        back = (0, res.ndim - 1) + tuple(range(1, res.ndim - 1))
+        return np.ascontiguousarray(res.transpose(last)).transpose(back)
     return res
 
 
@@ -102,7 +105,7 @@ def conv_forward(x, w, stride, pad_lo, pad_hi, dilation, groups, channels_last=F
         cols = cols.reshape(n, groups, cols.shape[1] // groups, cols.shape[2])
         wm = w.reshape(groups, co // groups, -1)                       # (g, Co/g, C/g*K)
         res = np.matmul(wm, cols).reshape((n, co) + tuple(out))       # one BLAS call per image
-    res = _layout(res, channels_last)
+    res = channels_last_if(res, channels_last)
     return res.astype(half) if half else res
 
 
@@ -131,7 +134,7 @@ def conv_input_grad(g, w, in_size, stride, padding, dilation, groups, channels_l
             buf[index] += cols[(slice(None), slice(None)) + offset]
     res = buf[(slice(None), slice(None)) + tuple(slice(p, p + i) for p, i in
                                                  zip(padding, in_size))]
-    res = _layout(np.ascontiguousarray(res), channels_last)
+    res = channels_last_if(np.ascontiguousarray(res), channels_last)
     return res.astype(half) if half else res
 
 

@@ -938,7 +938,8 @@ def _write_inplace(spec, target, result, inputs=(), rest=(), kwargs=None, record
     is_view = target._base is not None
     if record and "self" in spec.saves:
         # the formula needs self's value from before the write: save a copy with its history
-        original = _wrap(target._data.copy())
+        # (in its layout, as torch's clone: the formula's gradient may be laid out after it)
+        original = _wrap(target._data.copy(order="K"))
         original._grad_fn = target.grad_fn
         original._requires_grad = target._requires_grad
         if getattr(target, "_output_nr", 0):
@@ -981,7 +982,8 @@ def _write_out(spec, out, result):
         raise RuntimeError(f"result type {res_dt._legacy} can't be cast to the desired output "
                            f"type {out.dtype._legacy}")
     if out._data.shape != result.shape:
-        out.resize_(result.shape)
+        from ._selection import resize_output   # (it imports ops that import this module)
+        resize_output(out, result.shape)        # (torch warns when out had elements)
         if result.ndim > 1 and result.size > 1 and not result.flags.c_contiguous:
             # a resized out takes the computed layout, as TensorIterator gives it
             itemsize = result.itemsize

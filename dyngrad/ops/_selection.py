@@ -87,13 +87,13 @@ def check_no_grad_out(name: str, *tensors) -> None:
                            "differentiation, but one of the arguments requires grad.")
 
 
-def warn_at_caller(message: str) -> None:
+def warn_at_caller(message: str, category=UserWarning) -> None:
     """A TORCH_WARN (every call), shown at the caller's line outside dyngrad."""
     import sys
     level, frame = 2, sys._getframe(1)   # stacklevel 2 is the frame that called this
     while frame is not None and frame.f_globals.get("__name__", "").startswith("dyngrad"):
         level, frame = level + 1, frame.f_back
-    warnings.warn(message, UserWarning, stacklevel=level)
+    warnings.warn(message, category, stacklevel=level)
 
 
 def tensor_shape_cpp(line: int) -> str:
@@ -104,10 +104,13 @@ def tensor_shape_cpp(line: int) -> str:
 
 def warn_once_at_caller(message: str) -> None:
     """A TORCH_WARN_ONCE, shown at the caller's line outside dyngrad: the first time in the
-    process only (every time after ``set_warn_always(True)``)."""
+    process only (every time after ``set_warn_always(True)``; as torch, the warnings given then
+    do not count as the one time)."""
     from .pointwise import _WARNED
     from .._settings import _state
-    if message not in _WARNED or _state.warn_always:
+    if _state.warn_always:
+        warn_at_caller(message)
+    elif message not in _WARNED:
         _WARNED.add(message)
         warn_at_caller(message)
 

@@ -23,7 +23,9 @@ hardtanh(0, 6) and selu is elu with fixed constants, as in torch; softsign and t
 compositions. Where torch's first derivative is itself an op whose own derivative is zero for
 ``self`` (``threshold_backward`` for relu, ``hardtanh_backward``, ``_prelu_kernel_backward``…),
 it is a backward-only primitive here too: a where() on ``self`` would leave ``self`` without a
-gradient at second order, where torch gives zeros. ``hardsigmoid_backward`` has no derivative in
+gradient at second order, where torch gives zeros. ``hardswish_backward`` is one as well, so that
+its result is laid out as torch's kernel lays it out (the incoming gradient first, where a
+where() on ``self`` would follow ``self``). ``hardsigmoid_backward`` has no derivative in
 torch: its node is ``NotImplemented``.
 """
 from __future__ import annotations
@@ -31,12 +33,14 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes as D
+from .._layout import elementwise_strides
 from .._promotion import Promote
 from ..backends import numpy_backend as _npb
 from ._registry import FUNCTIONS, METHODS, OPS, defop
 from ._autograd_utils import backward_op
+from ._geometry import _memory_formats
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD
-from .creation import empty_like, zeros_like
+from .creation import copy_with_strides, empty_like, zeros_like
 from . import random_streams as _rs
 from .pointwise import _call, _not_implemented, _require_tensor, _tensor_cls, where_self
 from .random import numpy_generator as _gen
@@ -71,6 +75,16 @@ def _like(result, x):
 def _contiguous(result):
     """`result` laid out row-major (for ops whose output torch allocates contiguous)."""
     return result if result.flags.c_contiguous else result.copy(order="C")
+
+
+def _iterator_layout(result, operands):
+    """`result` laid out as torch's TensorIterator lays out an output of `operands`, in their
+    order (See Note [Output layout of pointwise ops]): for kernels with several outputs, which
+    the dispatcher leaves as they are."""
+    strides = elementwise_strides(result.shape, operands)
+    if result.strides == tuple([s * result.itemsize for s in strides]):
+        return result
+    return copy_with_strides(result, result.dtype, strides)
 
 
 def _floating_only(x, kernel_name):
@@ -153,6 +167,11 @@ def hardtanh_backward(xp, grad_output, self, min_val, max_val):
 @_masked_backward("leaky_relu_backward", "LeakyReluBackwardBackward0")
 def leaky_relu_backward(xp, grad_output, self, negative_slope):
     return xp.where(self > 0, grad_output, grad_output * negative_slope)
+
+
+# torch's kernels for these two take self before grad_output: where the layouts differ, the
+# gradient is laid out as the input (See Note [Output layout of pointwise ops])
+threshold_backward.layout_reversed = leaky_relu_backward.layout_reversed = True
 
 
 @_masked_backward("hardshrink_backward", "HardshrinkBackwardBackward0")
@@ -300,7 +319,7 @@ def _rrelu_kernel(xp, self, noise, lower=0.125, upper=1.0 / 3.0, training=False,
 
 def _rrelu_grad(grad, x, noise, lower, upper, training):
     if training and upper - lower > 1e-6:
-        return grad * noise
+        return noise * grad   # (torch's order: the gradient is laid out as the noise)
     return leaky_relu_backward(grad, x, (lower + upper) / 2)
 
 
@@ -357,15 +376,39 @@ def hardswish_op(xp, self):
 
 @hardswish_op.backward
 def _(ctx, grad):
-    # 0 up to -3, x/3 + 1/2 between, 1 from 3 on (NaN takes the middle, as torch's vectorised
-    # kernel); the slope of x/3 counts strictly inside (-3, 3), as torch's second derivative
     self, = ctx.saved_tensors
-    inside = where_self((self > -3) & (self < 3), self, self.detach())
-    middle = grad * (inside / 3 + 0.5)
-    return where_self(self <= -3, 0.0, where_self(self >= 3, grad, middle))
+    return backward_op(hardswish_backward, grad, self)
 
 
 hardswish_op.jvp(AUTO_ELEMENT_WISE)
+
+
+# a primitive as torch's: its kernel takes grad_output first, so the gradient is laid out as the
+# incoming one (a where() on self would follow self)
+@_unlisted
+@defop("hardswish_backward", node="HardswishBackwardBackward0",
+       inputs=("grad_output", "self"), saves=("grad_output", "self"), **_PW)
+def hardswish_backward(xp, grad_output, self):
+    # 0 up to -3, x/3 + 1/2 between, 1 from 3 on (NaN takes the middle, as torch's vectorised
+    # kernel); half floats compute in float32, as torch's kernel
+    x = _opmath(self)
+    g = _opmath(grad_output)
+    with xp.errstate(invalid="ignore"):
+        middle = g * (x / 3 + 0.5)
+    return _like(xp.where(x <= -3, 0, xp.where(x >= 3, g, middle)), grad_output)
+
+
+@hardswish_backward.backward
+def _(ctx, grad):
+    # linear in grad_output; the slope of x/3 counts strictly inside (-3, 3), as torch's
+    grad_output, self = ctx.saved_tensors
+    need_grad, need_self = ctx.needs_input_grad
+    inside = (self > -3) & (self < 3)
+    return (hardswish_backward(grad, self) if need_grad else None,
+            where_self(inside, grad * grad_output / 3, 0.0) if need_self else None)
+
+
+hardswish_backward.jvp(AUTO_ELEMENT_WISE)
 
 
 # -- hardshrink, softshrink ------------------------------------------------------------------------
@@ -434,8 +477,10 @@ prelu_kernel.jvp(AUTO_ELEMENT_WISE)
        inputs=("grad_output", "self", "weight"), saves=("grad_output", "self", "weight"), **_PW)
 def prelu_kernel_backward(xp, grad_output, self, weight):
     positive = self > 0
-    return (xp.where(positive, grad_output, weight * grad_output),
-            xp.where(positive, 0, self * grad_output))
+    # torch's kernel takes (self, weight, grad_output): both outputs are laid out from those
+    operands = (self, weight, grad_output)
+    return (_iterator_layout(xp.where(positive, grad_output, weight * grad_output), operands),
+            _iterator_layout(xp.where(positive, 0, self * grad_output), operands))
 
 
 @prelu_kernel_backward.backward
@@ -543,7 +588,9 @@ def leaky_relu_(input, negative_slope: float = 0.01):
 
 def _rrelu(name, spec, input, lower, upper, training, generator):
     _require_tensor(name, input)
-    args = (input, empty_like(input), lower, upper, training)
+    # torch draws the slopes into a contiguous buffer, whatever the input's layout
+    noise = empty_like(input, memory_format=_memory_formats()[0])
+    args = (input, noise, lower, upper, training)
     if spec is rrelu_with_noise_:
         return spec.call_inplace(*args, generator=generator)
     return spec(*args, generator=generator)

@@ -23,7 +23,8 @@ import math
 
 from .._utils import canonical_dim
 from .._promotion import Promote
-from ._autograd_utils import conj
+from ._autograd_utils import backward_op, conj, row_major
+from ..autograd.grad_mode import is_grad_enabled
 from ._registry import FUNCTIONS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD
 from .activation import (_PW, _contiguous, _floating_only, _inplace, _like, _negative_slope_error,
@@ -111,18 +112,25 @@ def _strictly_negative(x):
     return where_self(x < 0, x, x.detach())
 
 
+# Note [Gradient first]
+# ~~~~~~~~~~~~~~~~~~~~
+# torch's elu_backward and softplus_backward kernels take grad_output before the input, so where
+# their layouts differ the gradient is laid out as the incoming one (See Note [Output layout of
+# pointwise ops]). A where() on the input would follow the input: these formulas multiply the
+# gradient by a factor chosen by where() instead, the gradient first. (Where the factor is 0,
+# exp having underflowed, torch's kernel multiplies by 0 too.)
 def _elu_grad(grad, x, alpha, scale, input_scale):
     """elu's derivative from the input; exp of min(x, 0) so the other branch stays finite."""
     below = _strictly_negative(x).clamp(max=0)
-    negative = grad * (input_scale * alpha * scale) * exp(below * input_scale)
-    return where_self(x > 0, grad * scale, negative)
+    negative = (input_scale * alpha * scale) * exp(below * input_scale)
+    return grad * where_self(x > 0, scale, negative)   # See Note [Gradient first]
 
 
 def _elu_grad_from_result(grad, result, alpha, scale, input_scale):
     if alpha < 0:
         raise _negative_slope_error("elu")
-    negative = grad * input_scale * (_strictly_negative(result) + alpha * scale)
-    return where_self(result > 0, grad * scale, negative)
+    negative = input_scale * (_strictly_negative(result) + alpha * scale)
+    return grad * where_self(result > 0, scale, negative)   # See Note [Gradient first]
 
 
 @defop("elu", node="EluBackward0", saves=("self",), **_PW)
@@ -237,12 +245,28 @@ def logit(xp, self, eps=None):
 
 @logit.backward
 def _(ctx, grad):
-    # torch's infinitely differentiable form: where(inside, grad / (x (1 - x)), 0 or NaN)
     self, = ctx.saved_tensors
     eps = ctx.eps
+    if not is_grad_enabled():
+        # as torch: its logit_backward kernel, which lays the gradient out as the incoming one
+        return backward_op(logit_backward, grad, self, eps)
+    # torch's infinitely differentiable form under create_graph: where(inside, grad / (x (1 -
+    # x)), 0 or NaN), laid out as the input (a negative eps bounds it too, unlike the kernel)
+    lo, hi, outside = (0.0, 1.0, math.nan) if eps is None else (eps, 1.0 - eps, 0.0)
+    return where_self((self >= lo) & (self <= hi), grad / (self * (1 - self)), outside)
+
+
+@_unlisted
+@defop("logit_backward", node="LogitBackwardBackward0", inputs=("grad_output", "self"),
+       **_PW)
+def logit_backward(xp, grad_output, self, eps=None):
+    """logit's derivative where nothing is recorded (a backward without create_graph)."""
     lo, hi = (0.0, 1.0) if eps is None or eps < 0 else (eps, 1.0 - eps)
     outside = 0.0 if eps is not None and eps >= 0 else math.nan
-    return where_self((self >= lo) & (self <= hi), grad / (self * (1 - self)), outside)
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        inside = grad_output / (self * (1 - self))   # (half floats: in half, as torch's)
+    return xp.where((self >= lo) & (self <= hi), inside, outside).astype(grad_output.dtype,
+                                                                         copy=False)
 
 
 @logit.jvp
@@ -299,7 +323,8 @@ def _(ctx, grad):
     self, = ctx.saved_tensors
     scaled = self * ctx.beta
     below = where_self(scaled < ctx.threshold, scaled, scaled.detach())
-    return where_self(scaled > ctx.threshold, grad, grad * sigmoid(below))
+    # See Note [Gradient first]
+    return grad * where_self(scaled > ctx.threshold, 1.0, sigmoid(below))
 
 
 softplus.jvp(AUTO_ELEMENT_WISE)
@@ -399,7 +424,8 @@ def _(ctx, grad):
     a, b = self.narrow(d, 0, half), self.narrow(d, half, half)
     s = sigmoid(b)
     grad_a = grad * s
-    return _cat([grad_a, grad_a * a * (1 - s)], d)
+    # torch's glu_backward writes into a contiguous buffer, whatever the layouts
+    return row_major(_cat([grad_a, grad_a * a * (1 - s)], d))
 
 
 glu_op.jvp(FROM_BACKWARD)

@@ -34,6 +34,7 @@ import math
 
 from .. import _dtypes as D
 from .._promotion import Promote
+from .._utils import contiguous_strides
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..backends.blas import axpy
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR, MULTILINEAR, fw_not_implemented
@@ -586,16 +587,21 @@ def _(ctx, grad):
 pow_tensor_tensor.jvp(AUTO_ELEMENT_WISE)
 
 
+# torch allocates the result of a number to a tensor power contiguous, whatever the exponent's
+# layout (no pointwise layout here)
 @defop("pow.Scalar", node="PowBackward2", inputs=("self", "exponent"), variants=(),
-       differentiable=("exponent",), saves=("self", "exponent", "result"), public="pow",
-       pointwise=True)
+       differentiable=("exponent",), saves=("self", "exponent", "result"), public="pow")
 def pow_scalar(xp, self, exponent):
-    return _pow(xp, self, exponent)
+    result = _pow(xp, self, exponent)
+    if getattr(result, "ndim", 0) > 1 and result.strides != tuple(
+            [s * result.itemsize for s in contiguous_strides(result.shape)]):
+        result = result.copy(order="C")
+    return result
 
 
-# torch's pow with a number (either side) runs without making the number an operand: the
-# result keeps the tensor's own layout (test_pointwise_layout.py)
-pow_tensor_scalar.wraps_scalars = pow_scalar.wraps_scalars = False
+# torch's pow with a number exponent runs without making the number an operand: the result
+# keeps the tensor's own layout (test_pointwise_layout.py)
+pow_tensor_scalar.wraps_scalars = False
 
 
 @pow_scalar.backward

@@ -21,6 +21,7 @@ from .._utils import broadcast_shapes
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR
 from ._autograd_utils import conj
+from ._geometry import _memory_formats
 from .arithmetic import _r_to_c, _check_int_divisor, div, div_, div_mode, mul, pow, pow_, sub, sub_
 from .creation import (argument_list, checked_scalar, empty_like, invalid_combination,
                        zeros_like)
@@ -336,8 +337,9 @@ def _nan_ignoring(name, ufunc_name, wins):
         self, other = ctx.saved_tensors
         need_self, need_other = ctx.needs_input_grad
         to_self = wins(self, other) | (other != other)
-        return (where_self(to_self, grad, 0.0) if need_self else None,
-                where_self(to_self, 0.0, grad) if need_other else None)
+        # masked_fill, as torch's formulas: its result is contiguous, whatever the layouts
+        return (grad.masked_fill(~to_self, 0.0) if need_self else None,
+                grad.masked_fill(to_self, 0.0) if need_other else None)
 
     @op.jvp
     def _(ctx, self_t, other_t):   # torch's: ties take other's tangent for fmax, self's for fmin
@@ -633,8 +635,8 @@ def _xlog_family(torch_name, public, node, kernel_name, log_name, boundary, shif
         self, other = ctx.saved_tensors
         need_self, need_other = ctx.needs_input_grad
         grad_self = None
-        if need_self:
-            grad_self = where_self((self == 0.0) & (other <= boundary), 0.0, tensor(grad, other))
+        if need_self:   # (masked_fill, as torch's: a contiguous result, whatever the layouts)
+            grad_self = tensor(grad, other).masked_fill((self == 0.0) & (other <= boundary), 0.0)
         return grad_self, grad_other(grad, self, other) if need_other else None
 
     @scalar_self.backward
@@ -646,7 +648,7 @@ def _xlog_family(torch_name, public, node, kernel_name, log_name, boundary, shif
     def _(ctx, grad):
         self, other = ctx.saved_tensors
         result = scalar_other(grad, other)
-        return result if other > boundary else where_self(self == 0.0, 0.0, result)
+        return result if other > boundary else result.masked_fill(self == 0.0, 0.0)
 
     for spec in (tensor, scalar_self, scalar_other):
         spec.jvp(AUTO_ELEMENT_WISE)
@@ -669,6 +671,12 @@ special_xlog1py, _, _ = _binary_family(
 
 
 # -- copysign --------------------------------------------------------------------------------------
+def _contiguous_zeros(grad):
+    """The zero gradient torch gives ``other`` of copysign and nextafter: contiguous, whatever
+    the layouts."""
+    return zeros_like(grad, memory_format=_memory_formats()[0])
+
+
 def _copysign(xp, self, other):
     dt = _dtype(self, other)
     if dt.kind == "c":
@@ -693,7 +701,7 @@ def _(ctx, grad):
     self, result = ctx.saved_tensors
     need_self, need_other = ctx.needs_input_grad
     return (_copysign_self_grad(grad, self, result) if need_self else None,
-            zeros_like(grad) if need_other else None)
+            _contiguous_zeros(grad) if need_other else None)
 
 
 copysign_tensor.jvp(AUTO_ELEMENT_WISE)
@@ -800,7 +808,7 @@ def _(ctx, grad):
     self, other = ctx.saved_tensors   # one ulp: the identity for self, except where it stays
     need_self, need_other = ctx.needs_input_grad
     return (where_self(self != other, grad, 0.0) if need_self else None,
-            zeros_like(grad) if need_other else None)
+            _contiguous_zeros(grad) if need_other else None)
 
 
 nextafter.jvp(AUTO_ELEMENT_WISE)

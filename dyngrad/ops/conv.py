@@ -17,12 +17,11 @@ The same identities hold for the transposed convolution, whose adjoints swap rol
 """
 from __future__ import annotations
 
-import warnings
-
 from .._promotion import Promote
 from ..backends import conv_numpy as _cn
 from . import _registry
 from ._registry import FUNCTIONS, composite, defop
+from ._selection import warn_once_at_caller
 from ..autograd.forward_ad import FROM_BACKWARD
 
 
@@ -36,15 +35,16 @@ def _sizes(shape) -> str:
 
 
 def _is_channels_last(arr) -> bool:
-    """torch's suggest_memory_format(...) == channels_last for a 4-d array: the strides are
-    ordered C fastest, then W, H, N (is_channels_last_strides_2d), and it is not contiguous."""
-    if arr.ndim != 4 or arr.flags.c_contiguous:
+    """torch's suggest_memory_format(...) is channels_last (4-d) or channels_last_3d (5-d):
+    the strides are ordered C fastest, then W, H (, D), N (is_channels_last_strides_2d/3d),
+    and the array is not contiguous."""
+    if arr.ndim not in (4, 5) or arr.flags.c_contiguous:
         return False
     sizes, strides = arr.shape, [s // arr.itemsize for s in arr.strides]
     if strides[1] == 0:
         return False
     low = 0
-    for d in (1, 3, 2, 0):
+    for d in ((1, 3, 2, 0) if arr.ndim == 4 else (1, 4, 3, 2, 0)):
         if sizes[d] == 0 or strides[d] < low or (d == 0 and low == strides[1]):
             return False
         low = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
@@ -220,6 +220,7 @@ def convolution_backward(xp, grad_output, input, weight, bias_sizes, stride, pad
         else:
             gw = _cn.conv_weight_grad(input, grad_output, kernel, stride, padding, dilation,
                                       groups)
+        gw = _cn.channels_last_if(gw, cl)   # (in the convolution's memory format, as torch's)
     if len(output_mask) > 2 and output_mask[2] and bias_sizes is not None:
         gb = grad_output.sum(axis=(0,) + tuple(range(2, grad_output.ndim)))
     return tuple(a.astype(grad_output.dtype, copy=False) for a in (gi, gw, gb))
@@ -313,9 +314,10 @@ def _same_padding(input, weight, nd, stride, dilation):
     left = [t // 2 for t in total]
     extra = [t - 2 * lft for t, lft in zip(total, left)]
     if any(extra):
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
-                      "require a zero-padded copy of the input be created", UserWarning,
-                      stacklevel=4)
+        warn_once_at_caller("Using padding='same' with even kernel lengths and odd dilation may "
+                            "require a zero-padded copy of the input be created (Triggered "
+                            "internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                            "Convolution.cpp:1101.)")
         pad = []
         for e in reversed(extra):
             pad += [0, e]

@@ -101,7 +101,11 @@ def view_copy(input, size, *, out=None):
             result = view.contiguous()
             if result is view:
                 result = view.clone()
-        return result if out is None else out.resize_(result.shape).copy_(result)
+        if out is None:
+            return result
+        from ._selection import resize_output
+        resize_output(out, result.shape)
+        return out.copy_(result)
     return _view_copy(input, size) if out is None else _view_copy(input, size, out=out)
 
 

@@ -34,12 +34,10 @@ from ._geometry import infer_dense_strides, is_non_overlapping_and_dense  # noqa
 
 import math
 import operator
-import warnings
 
 from .. import _dtypes as D
 from .._device import device as _device
 from .._promotion import scalar_dtype
-from .._settings import _state as _settings
 from .._utils import contiguous_strides, shape_str
 from ..autograd.grad_mode import _state as _grad_state
 from ..backends import numpy_backend as _npb
@@ -59,14 +57,14 @@ TYPEMETA_NAME = {**C10_NAME, D.uint8: "unsigned char", D.int8: "signed char",
 _COMPLEX_WARNING = ("Casting complex values to real discards the imaginary part (Triggered "
                     "internally at /__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)")
 ZEROS = "zeros"   # the ``fill`` of alloc() for a zero-filled array
-_warned = set()   # torch's TORCH_WARN_ONCE warnings already given
 
 
 def _warn_once(msg: str) -> None:
-    """TORCH_WARN_ONCE (every time after ``set_warn_always(True)``)."""
-    if msg not in _warned or _settings.warn_always:
-        _warned.add(msg)
-        warnings.warn(msg, UserWarning, stacklevel=3)
+    """TORCH_WARN_ONCE (every time after ``set_warn_always(True)``), at the caller's line; the
+    messages given are kept with the other ops' (pointwise._WARNED), so a cast warned about
+    here is not warned about again by a reduction's cast, as torch's one Copy.cpp warning."""
+    from ._selection import warn_once_at_caller
+    warn_once_at_caller(msg)
 
 
 _TENSOR = []

@@ -286,7 +286,7 @@ _NO_ISTFT_WINDOW = ("A window was not provided. A rectangular window will be app
 _SHORT_SIGNAL = ("The length of signal is shorter than the length parameter. Result is being "
                  "padded with zeros in the tail. Please check your center and hop_length "
                  "settings. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
-                 "SpectralOps.cpp:1177.)")
+                 "SpectralOps.cpp:1199.)")
 
 
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,

@@ -648,7 +648,8 @@ def nonzero(input, *, out=None, as_tuple=False):
         raise RuntimeError("nonzero: Expected out tensor to have scalar type Long but got scalar "
                            f"type{out.dtype._legacy}")
     if out._data.shape != result.shape:   # resized out gets the column-major layout
-        out.resize_(result.shape)
+        from ._selection import resize_output
+        resize_output(out, result.shape)
         out.as_strided_(result.shape, (1, result.shape[0]))
     _xp.copyto(out._data, result)
     out._bump_version()

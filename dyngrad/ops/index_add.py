@@ -7,8 +7,6 @@ of input and mask); put keeps input's layout (torch clones with preserve_format 
 """
 from __future__ import annotations
 
-import warnings
-
 from .. import _dtypes as D
 from .._utils import canonical_dim, shape_str
 from ..backends import numpy_backend as _npb
@@ -16,6 +14,7 @@ from . import _geometry as G
 from . import shape as S
 from . import scatter as _sc
 from ._registry import FUNCTIONS, INPLACE, METHODS
+from ._selection import warn_at_caller
 from .gather_scatter import _broadcast, check_bounds, tensor_arg
 
 # torch's node also shows the source's rank
@@ -128,7 +127,7 @@ def _masked_scatter_checks(self, mask, source, shape) -> None:
         raise RuntimeError("masked_scatter: expected self and source to have same dtypes but "
                            f"got{_legacy(self)} and {_legacy(source)}")
     if mask.dtype is D.uint8:
-        warnings.warn(_UINT8_MASK, UserWarning, stacklevel=3)
+        warn_at_caller(_UINT8_MASK)
     if mask.dtype is not D.bool_:
         raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with "
                            f"dtype {mask.dtype._legacy}")

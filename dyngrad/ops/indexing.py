@@ -41,6 +41,8 @@ from ..backends import numpy_backend as _npb
 from . import _geometry as G
 from . import shape as S
 from ._registry import FUNCTIONS, METHODS, defop
+from ._selection import warn_at_caller
+from .creation import _COMPLEX_WARNING, _warn_once
 from ..autograd.forward_ad import AUTO_LINEAR
 from ..autograd.forward_ad import _state as _fw_state
 from .view_backward import backward_only
@@ -308,10 +310,9 @@ def _expand_masks(shape, entries):
             out.append(None)
         elif _is_mask(e):
             if e.dtype.kind != "b":
-                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
-                              "dtype torch.bool instead. (Triggered internally at "
-                              "/__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)",
-                              UserWarning, stacklevel=5)
+                warn_at_caller("indexing with dtype torch.uint8 is now deprecated, please use a "
+                               "dtype torch.bool instead. (Triggered internally at "
+                               "/__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)")
             for j in range(e.ndim):
                 src = len(out) + j
                 if e.shape[j] != shape[canonical_dim(src, len(shape))]:
@@ -427,11 +428,11 @@ _index.jvp(AUTO_LINEAR)
 def _no_internal_overlap_warning(t) -> None:
     for n, s in zip(t._data.shape, t.stride()):
         if s == 0 and n > 1:
-            warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() "
-                          "the tensor before performing this operation. This also applies to "
-                          "advanced indexing e.g. tensor[indices] = tensor (Triggered "
-                          "internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
-                          "TensorAdvancedIndexing.cpp:976.)", UserWarning, stacklevel=4)
+            warn_at_caller("Use of index_put_ on expanded tensors is deprecated. Please clone() "
+                           "the tensor before performing this operation. This also applies to "
+                           "advanced indexing e.g. tensor[indices] = tensor (Triggered "
+                           "internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                           "TensorAdvancedIndexing.cpp:976.)")
             return
 
 
@@ -635,8 +636,8 @@ def copy_to(dst, src) -> None:
     if src_arr.shape == dst_arr.shape and _overlap(dst_arr, src_arr) == _PARTIAL:
         raise RuntimeError(_PARTIAL_MSG)
     if src_arr.dtype.kind == "c" and dst_arr.dtype.kind != "c":
-        warnings.warn("Casting complex values to real discards the imaginary part",
-                      UserWarning, stacklevel=3)
+        _warn_once(_COMPLEX_WARNING)   # (torch's copy_ warning, once per process)
+        src_arr = src_arr.real         # (NumPy's cast would add a ComplexWarning of its own)
     _xp.copyto(dst_arr, src_arr, casting="unsafe")
 
 

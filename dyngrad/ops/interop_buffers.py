@@ -28,14 +28,12 @@ _NOT_WRITABLE_BUFFER = (
     "may want to copy the buffer to protect its data or make it writable before converting it to "
     "a tensor. This type of warning will be suppressed for the rest of this program. (Triggered "
     "internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:1556.)")
-_warned = set()
 
 
 def _warn_once(text: str) -> None:
-    import warnings
-    if text not in _warned:
-        _warned.add(text)
-        warnings.warn(text, UserWarning, stacklevel=3)
+    """TORCH_WARN_ONCE (every time after ``set_warn_always(True)``), at the caller's line."""
+    from ._selection import warn_once_at_caller
+    warn_once_at_caller(text)
 
 
 def frombuffer(buffer, *, dtype=None, count=-1, offset=0, requires_grad=False):

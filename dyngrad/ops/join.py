@@ -222,6 +222,9 @@ def _into_out(op_name, tensors, out, fmt, compute):
 def store_out(out, arr, fmt=None):
     """Write `arr` into ``out``: resized to its shape (contiguous, or `fmt`) when it differs."""
     if out._data.shape != arr.shape:
+        if out._data.size:   # (torch's resize_output warns of a resize of elements)
+            from ._selection import resized_warning
+            resized_warning(out._data.shape, arr.shape)
         from .._tensor import channels_last, channels_last_3d
         mf = {"channels_last": channels_last, "channels_last_3d": channels_last_3d}.get(fmt)
         if mf is not None and len(arr.shape) in (4, 5):

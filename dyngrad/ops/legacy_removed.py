@@ -14,8 +14,9 @@ import warnings
 
 from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
-from .creation import check_tensor_arg, dtype_arg, finish, number
+from .creation import check_tensor_arg, dtype_arg, number
 from ._registry import FUNCTIONS, METHODS
+from ._selection import warn_once_at_caller
 
 xp = _npb.xp
 
@@ -131,7 +132,8 @@ def range(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, de
         acc = xp.float32 if d is D.float16 else xp.float64   # torch's accumulate type
         n = int((acc(e) - acc(s)) / acc(st)) + 1
         arr = (acc(s) + acc(st) * xp.arange(n, dtype=acc)).astype(d.np)
-    return finish(arr, requires_grad, device, out)
+    from .range_factories import finish_range   # (out= keeps its shape, as arange's)
+    return finish_range(arr, requires_grad, device, out)
 
 
 def _fmt(v) -> str:
@@ -163,7 +165,6 @@ _DEFAULT_TYPE_WARNING = (
     "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
     "torch.set_default_dtype() and torch.set_default_device() as alternatives. (Triggered "
     "internally at /__w/pytorch/pytorch/torch/csrc/tensor/python_tensor.cpp:434.)")
-_warned = []
 _TENSOR_TYPES = {"FloatTensor": D.float32, "DoubleTensor": D.float64, "HalfTensor": D.float16,
                  "ByteTensor": D.uint8, "CharTensor": D.int8, "ShortTensor": D.int16,
                  "IntTensor": D.int32, "LongTensor": D.int64, "BoolTensor": D.bool_}
@@ -189,9 +190,7 @@ def set_default_tensor_type(t) -> None:
     else:
         raise TypeError("invalid type object: only floating-point types are supported as the "
                         "default type")
-    if not _warned:
-        _warned.append(True)
-        warnings.warn(_DEFAULT_TYPE_WARNING, UserWarning, stacklevel=2)
+    warn_once_at_caller(_DEFAULT_TYPE_WARNING)
     from .. import set_default_dtype
     set_default_dtype(d)
 

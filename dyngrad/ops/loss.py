@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import warnings
 
+from .._utils import shape_str
+from ._autograd_utils import row_major
 from ._registry import FUNCTIONS, composite, defop
+from .creation import laid_out_like
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR, FROM_BACKWARD
 from .pointwise import _not_implemented
 
@@ -77,11 +80,8 @@ def clamp_min(x, value):
     """``x.clamp_min(value)`` recorded as torch's ClampMinBackward0 where that op exists."""
     if x.dtype.is_complex:
         raise NotImplementedError("clamp is not supported for complex types")
-    try:
-        from .normalization import _clamp_min
-    except ImportError:   # pragma: no cover
-        return x.clamp(min=value)
-    return _clamp_min(x, value)
+    from .clamp_bound import clamp_min_scalar
+    return clamp_min_scalar(x, value)
 
 
 def add_scalar(x, value):
@@ -189,7 +189,9 @@ def _per_element(ctx, grad):
 
 
 def _grads(ctx, g):
-    """(g, -g): the gradients of a loss of ``self - target``, each only where needed."""
+    """(g, -g): the gradients of a loss of ``self - target``, each only where needed, laid out
+    row-major: torch's kernels for them write into ``zeros_like(input, contiguous_format)``."""
+    g = row_major(g)
     return (g if ctx.needs_input_grad[0] else None), (-g if ctx.needs_input_grad[1] else None)
 
 
@@ -378,10 +380,12 @@ def _(ctx, grad):
     if weight is not None:
         g = g * weight
     gi = gt = None
+    # torch's formulas start from the input (its kernel writes into empty_like(input)): the
+    # gradients are laid out as the input (See Note [Output layout of pointwise ops])
     if ctx.needs_input_grad[0]:
-        gi = g * (self - target) / ((1 - self) * self).clamp(min=1e-12)
+        gi = (self - target) * g / ((1 - self) * self).clamp(min=1e-12)
     if ctx.needs_input_grad[1]:
-        gt = g * ((-self).log1p() - self.log())
+        gt = ((-self).log1p() - self.log()) * g
     return gi, gt
 
 
@@ -421,6 +425,11 @@ def binary_cross_entropy_with_logits_op(xp, self, target, weight=None, pos_weigh
     loss = (1 - t) * x - log_sig
     if weight is not None:
         loss = loss * weight
+    if loss.shape != target.shape:   # torch multiplies in place by the weights
+        raise RuntimeError(f"output with shape {shape_str(target.shape)} doesn't match the "
+                           f"broadcast shape {shape_str(loss.shape)}")
+    if reduction == NONE:   # torch's loss starts as (1 - target): it is laid out as the target
+        return laid_out_like(loss.astype(self.dtype), target)
     return _reduce(xp, loss, reduction, self.dtype)
 
 
@@ -431,17 +440,19 @@ def _(ctx, grad):
     if weight is not None:
         g = g * weight
     gi = gt = None
+    # the operands in torch's order, which lays the gradients out: pos_weight * target (or the
+    # input) first; log_sigmoid's results are contiguous
     if ctx.needs_input_grad[0]:
         if pos_weight is not None:
             pt = pos_weight * target
-            gi = g * ((pt + 1 - target) * self.sigmoid() - pt)
+            gi = ((pt + 1 - target) * self.sigmoid() - pt) * g
         else:
-            gi = g * (self.sigmoid() - target)
+            gi = (self.sigmoid() - target) * g
     if ctx.needs_input_grad[1]:
         if pos_weight is not None:
-            gt = g * (_log_sigmoid(-self) - _log_sigmoid(self) * pos_weight)
+            gt = (_log_sigmoid(-self) - _log_sigmoid(self) * pos_weight) * g
         else:
-            gt = -g * self
+            gt = -self * g
     return gi, gt
 
 
@@ -467,10 +478,15 @@ def _kl_div(input, target, reduction=MEAN, log_target=False):
             raise RuntimeError("kl_div: Complex inputs not supported.")
         if not t.dtype.is_floating_point:
             raise RuntimeError("kl_div: Integral inputs not supported.")
+    # aten's compiled composite evaluates the right operand first: so does this, as the order
+    # of the nodes decides the order in which backward adds the gradients of `target` (and
+    # with it their layout)
     if log_target:
-        out = target.exp() * (target - input)
+        diff = target - input
+        out = target.exp() * diff
     else:
-        out = target.xlogy(target) - target * input
+        product = target * input
+        out = target.xlogy(target) - product
     return apply_reduction(out, reduction)
 
 
@@ -498,7 +514,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 def _poisson_nll_loss(input, target, log_input, full, eps, reduction):
     if log_input:
-        loss = input.exp() - target * input
+        product = target * input   # first, as aten's compiled composite (see _kl_div)
+        loss = input.exp() - product
     else:
         loss = input - target * add_scalar(input, eps).log()
     if full:

@@ -385,7 +385,7 @@ def group_norm_functional(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 
 # ---------------------------------------------------------------------------------------------
-# rms_norm, normalize: composites (with the two small primitives torch's graphs show)
+# rms_norm, normalize: composites (with the small primitive torch's graphs show)
 # ---------------------------------------------------------------------------------------------
 @defop("add.Scalar", node="AddBackward1", inputs=("self",), variants=(), scalars=())
 def _add_scalar(xp, self, other, alpha=1):
@@ -399,22 +399,6 @@ def _(ctx, grad):
 
 
 _add_scalar.jvp(FROM_BACKWARD)
-
-
-@defop("clamp_min", node="ClampMinBackward0", inputs=("self",), variants=(), saves=("self",),
-       scalars=())
-def _clamp_min(xp, self, min):
-    """``clamp_min(self, Scalar)`` as F.normalize calls it (ClampMinBackward0)."""
-    return xp.maximum(self, min)
-
-
-@_clamp_min.backward
-def _(ctx, grad):
-    self, = ctx.saved_tensors
-    return grad * (self >= ctx.min).to(grad.dtype)
-
-
-_clamp_min.jvp(FROM_BACKWARD)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -442,7 +426,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """nn.functional.normalize: ``input / max(norm_p(input, dim), eps)``."""
-    denom = _clamp_min(input.norm(p, dim, keepdim=True), eps).expand_as(input)
+    from .clamp_bound import clamp_min_scalar   # (ClampMinBackward0, as torch's)
+    denom = clamp_min_scalar(input.norm(p, dim, keepdim=True), eps).expand_as(input)
     if out is None:
         return input / denom
     return FUNCTIONS["div"](input, denom, out=out)

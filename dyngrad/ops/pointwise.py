@@ -9,16 +9,14 @@ Each derivative follows its forward kernel, written with dyngrad ops (see arithm
 """
 from __future__ import annotations
 
-import warnings
-
 from .. import _dtypes as D
 from .._promotion import Promote
-from .._settings import _state as _settings
 from ..backends import numpy_backend as _npb
 from . import _registry
 from ._registry import FUNCTIONS, INPLACE, METHODS, OpSpec, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR
 from ._autograd_utils import conj, handle_r_to_c
+from ._geometry import _memory_formats
 from .creation import zeros_like
 
 ALL = ("function", "method", "inplace", "out")
@@ -53,10 +51,9 @@ _WARNED: set = set()
 
 def _warn_once(message: str) -> None:
     """TORCH_WARN_ONCE: the first time in the process only (every time after
-    ``set_warn_always(True)``)."""
-    if message not in _WARNED or _settings.warn_always:
-        _WARNED.add(message)
-        warnings.warn(message, UserWarning, stacklevel=4)
+    ``set_warn_always(True)``), shown at the caller's line outside dyngrad."""
+    from ._selection import warn_once_at_caller   # (it keeps the messages given in _WARNED)
+    warn_once_at_caller(message)
 
 
 def _require_tensor(name, input):
@@ -168,8 +165,8 @@ def sgn(xp, self):
 def _sgn_backward(x, gx, sgn):
     """torch's sgn_backward: zero for a real `x`; for a complex one (z/|z| is not holomorphic)
     ``(gx - sgn² gx.conj()) / (2|x|)``, 0 where x is 0."""
-    if not x.is_complex():
-        return zeros_like(gx)
+    if not x.is_complex():   # torch: a zero tensor, contiguous whatever the layouts
+        return zeros_like(gx, memory_format=_memory_formats()[0])
     magnitude = x.abs()
     return where_self(magnitude == 0, 0.0, (gx - (sgn * sgn) * gx.conj()) / (2 * magnitude))
 
@@ -340,6 +337,11 @@ def where(condition, input=None, other=None, *, out=None):
         if nonzero is None:
             raise NotImplementedError("where(condition) needs nonzero, not implemented yet")
         return nonzero(condition, as_tuple=True)
+    if out is not None:   # (the out= overload takes tensors only: torch's parser refuses numbers)
+        for name, pos, v in (("input", 2, input), ("other", 3, other)):
+            if not isinstance(v, _tensor_cls()):
+                raise TypeError(f"where(): argument '{name}' (position {pos}) must be Tensor, "
+                                f"not {type(v).__name__}")
     return _call(where_self, (condition, input, other), out)
 
 
@@ -490,16 +492,18 @@ def extremum_op(name, ufunc_name):
     return op
 
 
-def _minmax(name, ufunc_name, loses):
+def _minmax(name, ufunc_name, loses, wins):
     op = extremum_op(name, ufunc_name)
 
     @op.backward
     def _(ctx, grad):
+        # every mask compares self with other, self first, as torch's: both gradients are
+        # laid out as self == other (See Note [Output layout of pointwise ops])
         self, other = ctx.saved_tensors
         need_self, need_other = ctx.needs_input_grad
         shared = where_self(self == other, grad / 2, grad)    # ties split the gradient
         return (where_self(loses(self, other), 0.0, shared) if need_self else None,
-                where_self(loses(other, self), 0.0, shared) if need_other else None)
+                where_self(wins(self, other), 0.0, shared) if need_other else None)
 
     @op.jvp
     def _(ctx, self_t, other_t):   # ties average the tangents; a NaN takes other's, as torch
@@ -509,8 +513,8 @@ def _minmax(name, ufunc_name, loses):
     return op
 
 
-maximum = _minmax("maximum", "maximum", lambda a, b: a < b)
-minimum = _minmax("minimum", "minimum", lambda a, b: a > b)
+maximum = _minmax("maximum", "maximum", lambda a, b: a < b, lambda a, b: a > b)
+minimum = _minmax("minimum", "minimum", lambda a, b: a > b, lambda a, b: a < b)
 
 
 # -- real / imag ---------------------------------------------------------------------------------

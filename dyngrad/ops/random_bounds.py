@@ -4,10 +4,9 @@ and its precision warning. Used by distributions.py.
 """
 from __future__ import annotations
 
-import warnings
-
 from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
+from ._selection import warn_at_caller
 from .creation import TYPEMETA_NAME
 
 xp = _npb.xp
@@ -29,13 +28,12 @@ def check_from_to_in_range(frm: int, to_inc: int, d: D.dtype) -> None:
         digits = _digits(d)
         for v, what, line in ((frm, "from", 110), (to_inc, "to - 1", 111)):
             if v < -(2 ** digits) or v > 2 ** digits:
-                warnings.warn(
+                warn_at_caller(
                     f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
                     f"limitations {name} can support discrete uniform distribution only within "
                     "this range. This warning will become an error in version 1.7 release, "
                     "please fix the code in advance (Triggered internally at "
-                    f"/__w/pytorch/pytorch/aten/src/ATen/native/DistributionTemplates.h:{line}.)",
-                    UserWarning, stacklevel=4)
+                    f"/__w/pytorch/pytorch/aten/src/ATen/native/DistributionTemplates.h:{line}.)")
     elif d.category in (D.INT, D.BOOL):
         lo, hi = (0, 1) if d is D.bool_ else (int(xp.iinfo(d.np).min), int(xp.iinfo(d.np).max))
         for v, what in ((frm, "from"), (to_inc, "to - 1")):

@@ -23,7 +23,6 @@ which we have not seen happen.
 from __future__ import annotations
 
 import math
-import warnings
 
 from .. import _dtypes as D
 from .._promotion import Promote
@@ -32,6 +31,7 @@ from ..backends import numpy_backend as _npb
 from .creation import check_tensor_arg, zeros_like
 from .random import numpy_generator as _gen
 from ._registry import FUNCTIONS, defop
+from ._selection import resized_warning
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, fw_not_implemented
 
 xp = _npb.xp
@@ -184,13 +184,7 @@ def binomial_op(xp, count, prob, generator=None):
         raise _not_implemented("binomial_cpu", count.dtype)
     shape = tuple(broadcast_shapes(count.shape, prob.shape))
     if shape != count.shape and count.size:
-        warnings.warn(
-            f"An output with one or more elements was resized since it had shape "
-            f"{list(count.shape)}, which does not match the required output shape {list(shape)}. "
-            "This behavior is deprecated, and in a future PyTorch release outputs will not be "
-            "resized unless they have zero elements. You can explicitly reuse an out tensor t by "
-            "resizing it, inplace, to zero elements with t.resize_(0). (Triggered internally at "
-            "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)", UserWarning, stacklevel=3)
+        resized_warning(count.shape, shape)
     g = _gen(generator)
     s = _Scalar(count.dtype)
     cs = xp.broadcast_to(count, shape).ravel().tolist()

@@ -214,12 +214,28 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         arr = _vector_values(s32, st32, n, d.np, acc32=True)
     else:
         arr = _vector_values(s, st, n, d.np)
-    return finish(fresh(arr), requires_grad, device, out)
+    if out is not None and out.numel() not in (0, n):   # (the other factories resize silently)
+        from ._selection import warn_at_caller
+        warn_at_caller(f"The number of elements in the out tensor of shape {list(out.shape)} is "
+                       f"{out.numel()} which does not match the computed number of elements {n}. "
+                       "Note that this may occur as a result of rounding error. The out tensor "
+                       f"will be resized to a tensor of shape ({n},). (Triggered internally at "
+                       "/__w/pytorch/pytorch/aten/src/ATen/native/RangeFactories.cpp:199.)")
+    return finish_range(arr, requires_grad, device, out)
 
 
 # ---------------------------------------------------------------------------------------------
 # linspace / logspace
 # ---------------------------------------------------------------------------------------------
+def finish_range(arr, requires_grad, device, out):
+    """``finish`` for the range factories, whose ``out=`` keeps its shape and strides when it
+    has as many elements as the range (its values written in out's order); it is resized
+    otherwise, as every factory's."""
+    if out is not None and out.numel() == arr.size and tuple(out.shape) != arr.shape:
+        arr = arr.reshape(tuple(out.shape))
+    return finish(fresh(arr), requires_grad, device, out)
+
+
 def _endpoint(fname, v, name, pos):
     if isinstance(v, _tensor_cls()) and v.ndim:
         raise RuntimeError(f"{fname} only supports 0-dimensional start and end tensors, but got "
@@ -296,7 +312,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         arr = alloc((1,), d.np, fill=fill_array(checked_scalar(s, d), d))
     else:
         arr = _linspace_values(_in_dtype(s, d), _in_dtype(e, d), n, d)
-    return finish(fresh(arr), requires_grad, device, out)
+    return finish_range(arr, requires_grad, device, out)
 
 
 def _logspace_values(s, e, n, base: float, d):
@@ -342,7 +358,7 @@ def logspace(start, end, steps, base=None, *, out=None, dtype=None, layout=None,
         arr = alloc((1,), d.np, fill=fill_array(checked_scalar(value, d), d))
     else:
         arr = _logspace_values(_in_dtype(s, d), _in_dtype(e, d), n, base, d)
-    return finish(fresh(arr), requires_grad, device, out)
+    return finish_range(arr, requires_grad, device, out)
 
 
 from ._registry import FUNCTIONS  # noqa: E402

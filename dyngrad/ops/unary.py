@@ -752,8 +752,9 @@ def angle_complex(xp, self):
 
 
 @angle_real.backward
-def _(ctx, grad):
-    return zeros_like(grad)
+def _(ctx, grad):   # torch's: zeros laid out as the input
+    self, = ctx.saved_tensors
+    return zeros_like(self, dtype=grad.dtype)
 
 
 angle_real.jvp(AUTO_ELEMENT_WISE)

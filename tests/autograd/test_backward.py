@@ -5,6 +5,8 @@ import torch
 
 import dyngrad
 
+from compare import warn_always
+
 from .helpers import assert_prints_like_torch
 
 
@@ -408,13 +410,9 @@ def test_create_graph_grads_like_torch(case):
     import warnings
     got = []
     for lib in (torch, dyngrad):
-        lib.set_warn_always(True)
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                result = CREATE_GRAPH_CASES[case](lib)
-        finally:
-            lib.set_warn_always(False)
+        with warn_always(lib), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = CREATE_GRAPH_CASES[case](lib)
         got.append((result, [str(w.message) for w in caught]))
     assert got[1] == got[0]
     assert got[0][1], "torch warns of the cycle"

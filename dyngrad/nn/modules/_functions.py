@@ -11,10 +11,9 @@ We do the same with dyngrad's Function and node hooks, so the engine stays hook-
 """
 from __future__ import annotations
 
-import warnings
-
 from ...autograd import grad_mode
 from ...autograd.function import Function
+from ...ops._selection import warn_at_caller
 
 
 class BackwardHookFunction(Function):
@@ -129,12 +128,11 @@ class BackwardHook:
                 local_grad_outputs = self.grad_outputs
                 if self.input_tensors_index is None:
                     # no input requires grad: the hooks fire here, with grad_input all None
-                    warnings.warn(
+                    warn_at_caller(   # (at the user's line, as torch's)
                         "Full backward hook is firing when gradients are computed with respect "
                         "to module outputs since no inputs require gradients. See "
                         "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
-                        "#torch.nn.Module.register_full_backward_hook for more details.",
-                        stacklevel=5)
+                        "#torch.nn.Module.register_full_backward_hook for more details.")
                     grad_inputs = self._pack_with_none([], [], self.n_inputs)
                     for user_hook in self.user_hooks:
                         res = user_hook(self.module, grad_inputs, self.grad_outputs)
