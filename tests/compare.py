@@ -34,6 +34,16 @@ def warn_always(lib):
         lib.set_warn_always(before)
 
 
+def node_chain(t):
+    """The class names of t's graph along first inputs: t.grad_fn, its first next function..."""
+    names, fn = [], t.grad_fn
+    while fn is not None:
+        names.append(type(fn).__name__)
+        nxt = [f for f, _ in fn.next_functions if f is not None]
+        fn = nxt[0] if nxt else None
+    return names
+
+
 def to_numpy(t):
     return t.detach().numpy() if isinstance(t, torch.Tensor) else np.array(t._data)
 

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 import dyngrad
-from compare import like_torch, same
+from compare import like_torch, node_chain, same
 
 LIBS = (torch, dyngrad)
 TOL = {"float64": (1e-12, 1e-12), "float32": (2e-6, 2e-6)}
@@ -165,22 +165,13 @@ SAVED = {"output_size", "scales", "scales_d", "scales_h", "scales_w", "align_cor
          "self_sym_sizes"}
 
 
-def _chain(t):
-    names, fn = [], t.grad_fn
-    while fn is not None:
-        names.append(type(fn).__name__)
-        nxt = [f for f, _ in fn.next_functions if f is not None]
-        fn = nxt[0] if nxt else None
-    return names
-
-
 @pytest.mark.parametrize("mode,aa,dims", [pytest.param(*m, id=i)
                                           for m, i in zip(MODES, _ids(MODES))])
 def test_graph_and_saved_attributes(mode, aa, dims):
     kw = _case_kwargs(mode, aa, dims, "scale per dim", mode != "lanczos")
     a = _array(SHAPES[dims], "float32")
     ys = [_interp(lib, _tensor(lib, a, requires_grad=True), mode, aa, **kw) for lib in LIBS]
-    assert _chain(ys[1]) == _chain(ys[0])
+    assert node_chain(ys[1]) == node_chain(ys[0])
     tnode, dnode = ys[0].grad_fn, ys[1].grad_fn
     names = [n for n in dir(tnode) if n.startswith("_saved_") and n[7:] in SAVED]
     assert names or mode == "area"

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import dyngrad
-from compare import like_torch as _like_torch, same
+from compare import like_torch as _like_torch, node_chain, same
 
 LIBS = (torch, dyngrad)
 NAN, INF = float("nan"), float("inf")
@@ -118,15 +118,6 @@ def test_errors_like_torch(call):
 
 
 # -- graphs ---------------------------------------------------------------------------------------
-def _chain(t):
-    names, fn = [], t.grad_fn
-    while fn is not None:
-        names.append(type(fn).__name__)
-        nxt = [f for f, _ in fn.next_functions if f is not None]
-        fn = nxt[0] if nxt else None
-    return names
-
-
 @pytest.mark.parametrize("call", [
     lambda F, x: F.max_pool1d(x[0], 3, 2, 1),
     lambda F, x: F.avg_pool1d(x[0], 3, 2, 1),
@@ -140,7 +131,7 @@ def _chain(t):
 ])
 def test_graph_chain(call):
     outs = [call(lib.nn.functional, _rand(lib, (2, 3, 6, 7), requires_grad=True)) for lib in LIBS]
-    assert _chain(outs[1]) == _chain(outs[0])
+    assert node_chain(outs[1]) == node_chain(outs[0])
     _same(outs[1], outs[0])
 
 

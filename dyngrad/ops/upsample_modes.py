@@ -305,88 +305,44 @@ def aa_backward(xp, grad, output_size, input_size, align_corners, scales, mode, 
     return _finish(xp, out, grad, keep_layout)
 
 
-@defop("_upsample_bilinear2d_aa", node="UpsampleBilinear2DAaBackward0", promote=Promote.NONE,
-       variants=())
-def _upsample_bilinear2d_aa(xp, self, output_size, align_corners, scales_h=None,
-                            scales_w=None):
-    return aa_forward(xp, self, output_size, align_corners, (scales_h, scales_w), "bilinear")
+def _make_aa(mode: str, keep_layout: bool):
+    """The antialiased primitive ``_upsample_{mode}2d_aa`` and its backward primitive, whose
+    derivative is the forward again (torch's gradient keeps the incoming gradient's layout for
+    bilinear only: `keep_layout`)."""
+    name = f"_upsample_{mode}2d_aa"
+    node = f"Upsample{mode.capitalize()}2DAaBackward0"
+
+    def forward(xp, self, output_size, align_corners, scales_h=None, scales_w=None):
+        return aa_forward(xp, self, output_size, align_corners, (scales_h, scales_w), mode)
+
+    def backward_kernel(xp, grad_output, output_size, input_size, align_corners,
+                        scales_h=None, scales_w=None):
+        return aa_backward(xp, grad_output, output_size, input_size, align_corners,
+                           (scales_h, scales_w), mode, keep_layout)
+
+    forward.__name__ = name
+    backward_kernel.__name__ = name + "_backward"
+    spec = defop(name, node=node, promote=Promote.NONE, variants=())(forward)
+    back = backward_only(defop(name + "_backward",
+                               node=node.replace("Backward0", "BackwardBackward0"),
+                               promote=Promote.NONE, variants=(),
+                               inputs=("grad_output",))(backward_kernel))
+
+    @spec.backward
+    def _(ctx, grad):
+        return (back(grad, ctx.output_size, ctx.self_shape, ctx.align_corners, ctx.scales_h,
+                     ctx.scales_w),)
+
+    @back.backward
+    def _(ctx, grad):
+        return (spec(grad, ctx.output_size, ctx.align_corners, ctx.scales_h, ctx.scales_w),)
+
+    return spec
 
 
-@_upsample_bilinear2d_aa.backward
-def _(ctx, grad):
-    return (_upsample_bilinear2d_aa_backward(grad, ctx.output_size, ctx.self_shape,
-                                             ctx.align_corners, ctx.scales_h, ctx.scales_w),)
-
-
-@backward_only
-@defop("_upsample_bilinear2d_aa_backward", node="UpsampleBilinear2DAaBackwardBackward0",
-       promote=Promote.NONE, variants=(), inputs=("grad_output",))
-def _upsample_bilinear2d_aa_backward(xp, grad_output, output_size, input_size, align_corners,
-                                     scales_h=None, scales_w=None):
-    return aa_backward(xp, grad_output, output_size, input_size, align_corners,
-                       (scales_h, scales_w), "bilinear", True)
-
-
-@_upsample_bilinear2d_aa_backward.backward
-def _(ctx, grad):
-    return (_upsample_bilinear2d_aa(grad, ctx.output_size, ctx.align_corners, ctx.scales_h,
-                                    ctx.scales_w),)
-
-
-@defop("_upsample_bicubic2d_aa", node="UpsampleBicubic2DAaBackward0", promote=Promote.NONE,
-       variants=())
-def _upsample_bicubic2d_aa(xp, self, output_size, align_corners, scales_h=None,
-                           scales_w=None):
-    return aa_forward(xp, self, output_size, align_corners, (scales_h, scales_w), "bicubic")
-
-
-@_upsample_bicubic2d_aa.backward
-def _(ctx, grad):
-    return (_upsample_bicubic2d_aa_backward(grad, ctx.output_size, ctx.self_shape,
-                                            ctx.align_corners, ctx.scales_h, ctx.scales_w),)
-
-
-@backward_only
-@defop("_upsample_bicubic2d_aa_backward", node="UpsampleBicubic2DAaBackwardBackward0",
-       promote=Promote.NONE, variants=(), inputs=("grad_output",))
-def _upsample_bicubic2d_aa_backward(xp, grad_output, output_size, input_size, align_corners,
-                                    scales_h=None, scales_w=None):
-    return aa_backward(xp, grad_output, output_size, input_size, align_corners,
-                       (scales_h, scales_w), "bicubic", False)
-
-
-@_upsample_bicubic2d_aa_backward.backward
-def _(ctx, grad):
-    return (_upsample_bicubic2d_aa(grad, ctx.output_size, ctx.align_corners, ctx.scales_h,
-                                   ctx.scales_w),)
-
-
-@defop("_upsample_lanczos2d_aa", node="UpsampleLanczos2DAaBackward0", promote=Promote.NONE,
-       variants=())
-def _upsample_lanczos2d_aa(xp, self, output_size, align_corners, scales_h=None,
-                           scales_w=None):
-    return aa_forward(xp, self, output_size, align_corners, (scales_h, scales_w), "lanczos")
-
-
-@_upsample_lanczos2d_aa.backward
-def _(ctx, grad):
-    return (_upsample_lanczos2d_aa_backward(grad, ctx.output_size, ctx.self_shape,
-                                            ctx.align_corners, ctx.scales_h, ctx.scales_w),)
-
-
-@backward_only
-@defop("_upsample_lanczos2d_aa_backward", node="UpsampleLanczos2DAaBackwardBackward0",
-       promote=Promote.NONE, variants=(), inputs=("grad_output",))
-def _upsample_lanczos2d_aa_backward(xp, grad_output, output_size, input_size, align_corners,
-                                    scales_h=None, scales_w=None):
-    return aa_backward(xp, grad_output, output_size, input_size, align_corners,
-                       (scales_h, scales_w), "lanczos", False)
-
-
-@_upsample_lanczos2d_aa_backward.backward
-def _(ctx, grad):
-    return (_upsample_lanczos2d_aa(grad, ctx.output_size, ctx.align_corners, ctx.scales_h,
-                                   ctx.scales_w),)
+_upsample_bilinear2d_aa = _make_aa("bilinear", True)
+_upsample_bicubic2d_aa = _make_aa("bicubic", False)
+_upsample_lanczos2d_aa = _make_aa("lanczos", False)
 
 
 for _spec in (_upsample_nearest3d, _upsample_nearest_exact1d, _upsample_nearest_exact2d,
