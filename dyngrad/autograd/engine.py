@@ -393,7 +393,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                     inlined is None or fn in inlined):
                 # _run_node without hooks or captures, inlined: this runs once per node
                 formula = fn._formula
-                if g is None:
+                if g is None and not fn._runs_without_grads:
                     outputs = None
                 elif formula is not None and type(g) is not list:
                     # OpNode.apply and release_variables, inlined for a node whose first output
@@ -591,7 +591,8 @@ def _run_node(fn, grads, captures, captured, must, retain_graph):
         if g is not None:
             break
     else:
-        return None
+        if not fn._runs_without_grads:
+            return None
 
     # 4. the node itself (grad mode is create_graph: see run_backward)
     outputs = fn.apply(tuple(grads))

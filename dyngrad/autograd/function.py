@@ -86,6 +86,7 @@ class BackwardCFunction(Node, FunctionCtx):
     """The node of a custom Function, and the ``ctx`` its methods receive."""
 
     _forward_cls = None
+    _runs_without_grads = True   # (see Node)
     materialize_grads = True
     to_save = None
     dirty_tensors = None

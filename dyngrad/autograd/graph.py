@@ -60,6 +60,9 @@ class Node:
     _retains_grad_hooks = None  # retain_grad(): {output_nr: fn}
     _hooked = False
     _formula = None   # an op's node: its backward formula, which the engine calls directly
+    # a node whose every gradient is None is skipped, but a custom Function's backward runs
+    # (with zeros, or with None after ctx.set_materialize_grads(False)), as torch's
+    _runs_without_grads = False
 
     def name(self) -> str:
         return type(self).__name__

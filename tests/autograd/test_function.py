@@ -844,3 +844,41 @@ def test_inputs_returned_as_is_when_nothing_is_recorded():
         z = Inpl.apply(b)
         print(z is b, b._version, b)
     assert_prints_like_torch(ex)
+
+
+def test_backward_runs_without_incoming_gradients_like_torch():
+    """A custom Function's backward runs even when no gradient reaches it (with zeros, or with
+    None after set_materialize_grads(False)), and what it returns flows on; an op's node that
+    gets no gradient is skipped."""
+    def ex(torch):
+        class Twice(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                print("Twice.backward got", g)
+                return None if g is None else g * 2
+
+        class Lazy(Twice):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.set_materialize_grads(False)
+                return x * 2
+
+        class Stop(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x + 1
+
+            @staticmethod
+            def backward(ctx, g):
+                print("Stop.backward")
+                return None
+
+        for first in (Twice.apply, Lazy.apply, torch.exp):
+            x = torch.ones(2, requires_grad=True)
+            Stop.apply(first(x)).sum().backward()
+            print(x.grad)
+    assert_prints_like_torch(ex)
