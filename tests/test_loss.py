@@ -135,3 +135,14 @@ def test_sdpa_fully_masked_row_and_causal():
     ours, theirs = both(run)
     for a, b in zip(ours, theirs):
         close(a, b)
+
+
+def test_non_differentiable_weight_is_accepted_without_grad_mode():
+    """torch refuses a class weight that requires grad only while grad mode is on."""
+    got = []
+    for lib in (torch, dyngrad):
+        w = lib.ones(3, requires_grad=True)
+        with lib.no_grad():
+            got.append(lib.nn.functional.binary_cross_entropy(
+                lib.full((3,), 0.25), lib.ones(3), weight=w).item())
+    assert got[0] == pytest.approx(got[1])

@@ -767,6 +767,8 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
         res_dt = kwargs["dtype"].np   # an explicit dtype= decides the result type
     if _fw_state.active:   # an op without forward AD fails before any other check, as in torch
         _fwad.check_supported(spec, inputs)
+    if grad_in and spec.non_differentiable and _grad_state.grad_enabled:
+        _check_no_requires_grad(spec, inputs)
     if inplace:   # autograd's checks come first, then the kernel's (as in torch)
         _check_inplace_autograd(spec, inplace_target, inputs)
         _check_no_partial_overlap(inplace_target, inputs)
@@ -973,6 +975,16 @@ def _attach_inplace(spec, node, target, is_view) -> None:
         _views.rebase_view_history(target, node)
     elif not was_required and "_views" in target.__dict__:
         _views.base_requires_grad(target)
+
+
+def _check_no_requires_grad(spec, inputs) -> None:
+    """torch's check_no_requires_grad: an input its derivatives declare non-differentiable
+    (a loss's class weights, batch norm's running statistics) may not require grad."""
+    for i, name, op_name in spec.non_differentiable:
+        t = inputs[i] if i < len(inputs) else None
+        if isinstance(t, _Tensor) and t._requires_grad:
+            raise RuntimeError(f"The function '{op_name}' is not differentiable with respect to "
+                               f"argument '{name}'. This input cannot have requires_grad True.")
 
 
 def _write_out(spec, out, result):

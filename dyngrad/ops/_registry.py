@@ -58,7 +58,7 @@ class OpSpec:
                  "save_when", "save_plan", "link_requiring_only", "saved_outputs",
                  "kernel_dtypes", "jvp_fn", "ufunc", "layout_reversed", "array_view",
                  "wraps_scalars", "fast_path", "one_input_plain", "complex_autograd",
-                 "max_positional", "min_args")
+                 "max_positional", "min_args", "non_differentiable")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False, outputs=(),
@@ -88,6 +88,9 @@ class OpSpec:
         self.diff_index = None if differentiable is None else tuple(
             self.inputs.index(n) for n in differentiable)
         self.nondiff_outputs = tuple(nondiff_outputs)
+        # inputs that may not require grad while grad mode is on: (position, name, op name
+        # in torch's message); see defop's non_differentiable
+        self.non_differentiable = ()
         self._backward_fn = None
         self.jvp_fn = None   # forward-mode rule: see Note [JVP rules] in autograd/forward_ad.py
         self._dtype_cache = {}
@@ -327,7 +330,7 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
           differentiable=None, nondiff_outputs=(), public: str | None = None,
           nopromote=(), pointwise: bool = False, scalars=None, outputs=(),
           kernel_dtypes: bool = False, ufunc: str | None = None, fast: bool | None = None,
-          complex_autograd: bool = True):
+          complex_autograd: bool = True, non_differentiable=(), autograd_name=None):
     """Declare a primitive op: the decorated function is its forward kernel on arrays.
 
     With ``view=True`` the kernel instead maps geometry to geometry (see ``_run_view``).
@@ -352,6 +355,10 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
     arguments share a dtype (see Note [Hot path] in _dispatch.py). ``complex_autograd=False``:
     torch refuses to record the op on complex results ("<op> does not support automatic
     differentiation for outputs with complex dtype."), and so does ``_record``.
+    ``non_differentiable=("weight",)`` names the inputs torch's derivatives declare
+    non-differentiable: with grad mode on, one that requires grad is refused before the kernel
+    runs ("The function '<autograd_name>' is not differentiable with respect to argument
+    'weight'..."; ``autograd_name`` defaults to the op's base name).
     """
 
     def deco(kernel):
@@ -366,6 +373,8 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
             spec.complex_autograd = spec.fast = spec.one_input_plain = False
         if scalars is not None:
             spec.scalars = frozenset(spec.inputs.index(n) for n in scalars)
+        spec.non_differentiable = tuple((spec.inputs.index(n), n, autograd_name or spec.base)
+                                        for n in non_differentiable)
         OPS[name] = spec
         _SPECS[name] = spec
         pub = public or spec.base

@@ -19,7 +19,6 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import shape_str
 from ..autograd.forward_ad import FROM_BACKWARD
-from ..autograd.grad_mode import is_grad_enabled
 from ..backends import pool_numpy as P
 from ._registry import FUNCTIONS, defop
 from .pooling import _with_indices
@@ -167,7 +166,7 @@ def _check_grad_output(fname, nd, grad_output, output_size):
 @defop("fractional_max_pool2d", node="FractionalMaxPool2DBackward0", promote=Promote.NONE,
        variants=(), inputs=("self", "random_samples"), differentiable=("self",),
        outputs=("result0", "result1"), saves=("self", "result1"), nondiff_outputs=(1,),
-       kernel_dtypes=True)
+       kernel_dtypes=True, non_differentiable=("random_samples",))
 def _fractional_max_pool2d(xp, self, random_samples, kernel_size, output_size):
     _check("fractional_max_pool2d", 2, self, random_samples, kernel_size, output_size,
            "fractional_max_pool2d()")
@@ -207,7 +206,7 @@ def _(ctx, grad):
 @defop("fractional_max_pool3d", node="FractionalMaxPool3DBackward0", promote=Promote.NONE,
        variants=(), inputs=("self", "random_samples"), differentiable=("self",),
        outputs=("result0", "result1"), saves=("self", "result1"), nondiff_outputs=(1,),
-       kernel_dtypes=True)
+       kernel_dtypes=True, non_differentiable=("random_samples",))
 def _fractional_max_pool3d(xp, self, random_samples, kernel_size, output_size):
     _check("fractional_max_pool3d", 3, self, random_samples, kernel_size, output_size,
            "fractional_max_pool3d_out()")
@@ -273,10 +272,6 @@ def _wrapper(nd):
             n_batch = 1 if input.dim() == nd + 1 else input.size(0)
             _random_samples = rand(n_batch, input.size(-nd - 1), nd, dtype=input.dtype,
                                    device=input.device)
-        elif _random_samples.requires_grad and is_grad_enabled():
-            raise RuntimeError(f"The function '{fname}' is not differentiable with respect to "
-                               f"argument 'random_samples'. This input cannot have "
-                               f"requires_grad True.")
         out, indices = op(input, _random_samples, list(_expand(kernel_size, nd)),
                           list(_expand(output_size, nd)))
         return (out, indices) if return_indices else out

@@ -319,7 +319,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 # -- soft margin ---------------------------------------------------------------------------------
 @defop("soft_margin_loss", node="SoftMarginLossBackward0", inputs=("self", "target"),
-       variants=(), saves=("self", "target"), differentiable=("self",), pointwise=True)
+       variants=(), saves=("self", "target"), differentiable=("self",), pointwise=True,
+       non_differentiable=("target",))
 def soft_margin_loss_op(xp, self, target, reduction=MEAN):
     x = _float_input(xp, self, "soft_margin_loss")
     with xp.errstate(over="ignore"):
@@ -340,11 +341,7 @@ soft_margin_loss_op.jvp(AUTO_ELEMENT_WISE)
 @composite("nn.functional.soft_margin_loss")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-target * input))``, reduced (torch's kernel: overflows past ~88)."""
-    from ..autograd import grad_mode
     code = reduction_code(size_average, reduce, reduction)
-    if target.requires_grad and grad_mode.is_grad_enabled():
-        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
-                           "to argument 'target'. This input cannot have requires_grad True.")
     if input.dtype.is_floating_point:
         return soft_margin_loss_op(input, target, code)
     # integer/complex inputs: aten's composite and its errors; torch's op refuses to record
@@ -358,7 +355,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 # -- binary cross entropy ------------------------------------------------------------------------
 @defop("binary_cross_entropy", node="BinaryCrossEntropyBackward0",
        inputs=("self", "target", "weight"), variants=(), saves=("self", "target", "weight"),
-       differentiable=("self", "target"), pointwise=True)
+       differentiable=("self", "target"), pointwise=True, non_differentiable=("weight",))
 def binary_cross_entropy_op(xp, self, target, weight=None, reduction=MEAN):
     x = _float_input(xp, self, "binary_cross_entropy")
     t = target.astype(x.dtype)
@@ -413,7 +410,8 @@ def _log_sigmoid(x):
 
 @defop("binary_cross_entropy_with_logits", node="BinaryCrossEntropyWithLogitsBackward0",
        inputs=("self", "target", "weight", "pos_weight"), variants=("function",),
-       saves=("self", "target", "weight", "pos_weight"), differentiable=("self", "target"))
+       saves=("self", "target", "weight", "pos_weight"), differentiable=("self", "target"),
+       non_differentiable=("weight", "pos_weight"))
 def binary_cross_entropy_with_logits_op(xp, self, target, weight=None, pos_weight=None,
                                         reduction=MEAN):
     x = _float_input(xp, self, "log_sigmoid_cpu")

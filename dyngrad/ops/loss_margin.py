@@ -110,7 +110,8 @@ def _multi_margin_terms(xp, input, target, weight, p, margin, kernel):
 
 @defop("multi_margin_loss", node="MultiMarginLossBackward0", inputs=("self", "target", "weight"),
        promote=Promote.NONE, kernel_dtypes=True, variants=(),
-       saves=("self", "target", "weight"), differentiable=("self",))
+       saves=("self", "target", "weight"), differentiable=("self",),
+       non_differentiable=("weight",))
 def multi_margin_loss_op(xp, self, target, weight=None, p=1, margin=1.0, reduction=MEAN):
     x, t, z, w = _multi_margin_terms(xp, self, target, weight, p, margin,
                                      "multi_margin_loss_cpu_kernel")
@@ -160,17 +161,11 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                       reduce=None, reduction="mean"):
     """``sum over d != y of max(0, margin - x[y] + x[d]) ** p / C`` per sample (``weight[y]``
     times that when given), reduced."""
-    from ..autograd import grad_mode
     code = reduction_code(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
-    if weight is not None:
-        if weight.dim() != 1:
-            raise ValueError("weight must be one-dimensional")
-        if weight.requires_grad and grad_mode.is_grad_enabled():
-            raise RuntimeError("The function 'multi_margin_loss' is not differentiable with "
-                               "respect to argument 'weight'. This input cannot have "
-                               "requires_grad True.")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
     return multi_margin_loss_op(input, target, weight, p, margin, code)
 
 

@@ -152,7 +152,8 @@ nll_loss2d_backward = _nll_backward_op("nll_loss2d_backward", "NllLoss2DBackward
 @defop("nll_loss", node="NllLossBackward0", inputs=("self", "target", "weight"),
        promote=Promote.NONE, kernel_dtypes=True, variants=(), outputs=("output", "total_weight"),
        nondiff_outputs=(1,), saves=("self", "target", "weight", "total_weight"),
-       differentiable=("self",))
+       differentiable=("self",), non_differentiable=("weight",),
+       autograd_name="nll_loss_forward")
 def nll_loss_op(xp, self, target, weight=None, reduction=MEAN, ignore_index=-100):
     if self.ndim not in (1, 2):
         raise RuntimeError("input tensor should be 1D or 2D")
@@ -171,7 +172,8 @@ nll_loss_op.jvp(FROM_BACKWARD)
 @defop("nll_loss2d", node="NllLoss2DBackward0", inputs=("self", "target", "weight"),
        promote=Promote.NONE, kernel_dtypes=True, variants=(), outputs=("output", "total_weight"),
        nondiff_outputs=(1,), saves=("self", "target", "weight", "total_weight"),
-       differentiable=("self",))
+       differentiable=("self",), non_differentiable=("weight",),
+       autograd_name="nll_loss2d_forward")
 def nll_loss2d_op(xp, self, target, weight=None, reduction=MEAN, ignore_index=-100):
     if target.ndim != 3 or self.ndim != 4 or self.shape[0] != target.shape[0] \
             or self.shape[2:] != target.shape[1:]:

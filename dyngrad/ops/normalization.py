@@ -61,6 +61,7 @@ def _stats(x, dims, eps):
 @defop("native_batch_norm", node="NativeBatchNormBackward0", promote=Promote.NONE,
        inputs=("input", "weight", "bias", "running_mean", "running_var"),
        differentiable=("input", "weight", "bias"), outputs=("result0", "result1", "result2"),
+       non_differentiable=("running_mean", "running_var"),
        saves=("input", "weight", "running_mean", "running_var", "result1", "result2"),
        nondiff_outputs=(1, 2), variants=("function",), scalars=(), kernel_dtypes=True)
 def native_batch_norm(xp, input, weight=None, bias=None, running_mean=None, running_var=None,

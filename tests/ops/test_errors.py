@@ -52,6 +52,21 @@ CASES = {
     "maximum broadcast": lambda lib: lib.maximum(m23(lib), v(lib, 2)),
     "in-place broadcast of self": lambda lib: v(lib).add_(m23(lib)),
     "in-place shape mismatch": lambda lib: v(lib, 2).mul_(m23(lib)),
+    # inputs torch's derivatives declare non-differentiable may not require grad
+    "bce weight requiring grad": lambda lib: lib.nn.functional.binary_cross_entropy(
+        v(lib).mul(0.5), v(lib), weight=v(lib).requires_grad_()),
+    "bce with logits pos_weight requiring grad": lambda lib: lib.nn.functional
+    .binary_cross_entropy_with_logits(v(lib), v(lib), pos_weight=v(lib).requires_grad_()),
+    "nll_loss weight requiring grad": lambda lib: lib.nn.functional.nll_loss(
+        m23(lib), lib.tensor([0, 2]), weight=v(lib).requires_grad_()),
+    "nll_loss2d weight requiring grad": lambda lib: lib.nn.functional.nll_loss(
+        lib.ones(2, 3, 4), lib.zeros(2, 4, dtype=lib.long), weight=v(lib).requires_grad_()),
+    "cross_entropy weight requiring grad": lambda lib: lib.nn.functional.cross_entropy(
+        m23(lib), lib.tensor([0, 2]), weight=v(lib).requires_grad_(), label_smoothing=0.1),
+    "batch_norm running_mean requiring grad": lambda lib: lib.nn.functional.batch_norm(
+        m23(lib), v(lib).requires_grad_(), v(lib)),
+    "soft_margin_loss target requiring grad": lambda lib: lib.nn.functional.soft_margin_loss(
+        v(lib), v(lib).requires_grad_()),
     # index_select: torch's two kernels have messages of their own
     "index_select out of range, vector": lambda lib: v(lib).index_select(0, lib.tensor([5])),
     "index_select negative, 0-dim": lambda lib: lib.tensor(1.0).index_select(
