@@ -80,3 +80,5 @@ from ._constants import e, inf, nan, newaxis, pi  # noqa: E402,F401  (math's flo
 from . import testing  # noqa: E402,F401  (torch.testing: assert_close, make_tensor)
 from .utils import dlpack as _utils_dlpack  # noqa: E402,F401  (torch.utils.dlpack after import)
 from . import profiler  # noqa: E402,F401  (torch.profiler works after `import torch`)
+from . import compiler  # noqa: E402,F401  (torch.compiler; compile runs eagerly)
+from .compiler import compile  # noqa: E402,F401,A001  (torch.compile)
