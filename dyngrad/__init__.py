@@ -29,6 +29,7 @@ from .autograd.anomaly_mode import (  # noqa: F401
     is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled,
 )
 from . import cuda  # noqa: F401
+from . import cpu  # noqa: F401,E402  (torch.cpu, for get_device_module)
 from . import fft, func, linalg, nn, signal, special  # noqa: F401,E402  (namespaces filled from the op registry)
 from .func import vmap  # noqa: F401,E402  (torch.vmap is torch.func.vmap)
 from ._settings import *  # noqa: F401,F403,E402  (threads, determinism, default device...)
@@ -49,6 +50,7 @@ class _Layout:
 
 
 strided = _Layout()
+from ._legacy_types import *  # noqa: F401,F403,E402  (torch.FloatTensor, torch.LongTensor...)
 __version__ = "0.1.0"
 
 

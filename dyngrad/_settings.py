@@ -18,7 +18,8 @@ __all__ = ["set_num_threads", "get_num_threads", "set_num_interop_threads",
            "set_deterministic_debug_mode", "get_deterministic_debug_mode",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "set_warn_always",
            "is_warn_always_enabled", "set_flush_denormal", "set_default_device",
-           "get_default_device", "typename", "is_storage", "compiled_with_cxx11_abi"]
+           "get_default_device", "typename", "is_storage", "compiled_with_cxx11_abi",
+           "init_num_threads", "get_device_module"]
 
 
 class _State:
@@ -86,6 +87,18 @@ def set_num_interop_threads(*args) -> None:
 def get_num_interop_threads() -> int:
     """The number given to ``set_num_interop_threads`` (initially the CPU count)."""
     return _state.num_interop_threads
+
+
+def init_num_threads(*args, **kwargs) -> None:
+    """Propagate ``set_num_threads`` to a new thread. dyngrad keeps one setting for every
+    thread, so there is nothing to do. It takes no arguments (torch's pybind11 error)."""
+    if args or kwargs:
+        given = [", ".join(repr(a) for a in args)] if args else []
+        if kwargs:
+            given.append("kwargs: " + ", ".join(f"{k}={v!r}" for k, v in kwargs.items()))
+        raise TypeError("init_num_threads(): incompatible function arguments. The following "
+                        "argument types are supported:\n    1. () -> None\n\nInvoked with: "
+                        + "; ".join(given))
 
 
 # -- determinism -------------------------------------------------------------------------------
@@ -230,6 +243,30 @@ def get_default_device() -> _device:
 
 
 # -- small introspection helpers -----------------------------------------------------------------
+def get_device_module(device=None):
+    """The module for a device type: ``dyngrad.cpu`` for ``"cpu"``, ``dyngrad.cuda`` for
+    ``"cuda"``; with no device, that of the accelerator (cuda when it is available) or cpu.
+
+    Differences from torch: device types dyngrad cannot parse ("mps", "xpu"…) raise the
+    device parser's error (torch returns its module for them)."""
+    import sys
+    if isinstance(device, _device):
+        name = device.type
+    elif isinstance(device, str):
+        name = _device(device).type
+    elif device is None:
+        from . import cuda
+        name = "cuda" if cuda.is_available() else "cpu"
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or "
+                           "None")
+    module = getattr(sys.modules[__name__.rsplit(".", 1)[0]], name, None)
+    if module is None or type(module) is not type(sys):
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered "
+                           f"as 'torch.{name}'.")
+    return module
+
+
 def typename(obj, /) -> str:
     """A readable name for the type of `obj`: a tensor's legacy type (``torch.FloatTensor``),
     else the dotted name of `obj` if it is a class or function, or of its class."""

@@ -94,15 +94,16 @@ class Tensor:
     _view_creation = 0         # a view: how it was made (autograd/views.py, CreationMeta)
     _rg_inherited = False      # a view requiring grad only because its base does
 
-    # Tensor() / Tensor(data) / Tensor(*sizes): torch's legacy constructor (default dtype).
+    # Tensor() / Tensor(data) / Tensor(*sizes) / Tensor(tensor): torch's legacy constructor, in
+    # the default dtype (see Note [Legacy tensor types] in _legacy_types.py).
     def __new__(cls, *args, **kwargs):
-        from .ops import creation
-        if len(args) == 1 and not isinstance(args[0], int):
-            src = creation.tensor(args[0], dtype=D.get_default_dtype())
-        else:
-            src = creation.empty(*(args or (0,)), dtype=D.get_default_dtype())  # Tensor(): (0,)
-        t = _new(cls)
-        _init_from(t, src._data)
+        from ._legacy_types import legacy_new
+        src = legacy_new(D.get_default_dtype(), args, kwargs, "base")
+        if cls is Tensor:
+            return src
+        t = _new(cls)             # a subclass: the same tensor, as an instance of it
+        t._data, t._requires_grad, t._grad_fn = src._data, src._requires_grad, src._grad_fn
+        t.__dict__.update(src.__dict__)
         return t
 
     # -- metadata ------------------------------------------------------------------------------
@@ -627,16 +628,6 @@ def retained_grad(t: Tensor, grad: Tensor) -> None:
     retain_grad hook does; later gradients are added to it."""
     old = getattr(t, "_grad", None)
     t._grad = grad.clone(memory_format=contiguous_format) if old is None else old + grad
-
-
-def _init_from(t: Tensor, arr) -> Tensor:
-    """Fill a bare Tensor's slots for a fresh array it owns."""
-    t._data = arr
-    t._storage = None
-    t._offset = 0
-    t._requires_grad = False
-    t._grad_fn = None
-    return t
 
 
 def _wrap(arr) -> Tensor:

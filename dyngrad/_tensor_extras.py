@@ -21,7 +21,7 @@ from functools import reduce
 from . import _dtypes as D
 from ._promotion import Promote
 from ._storage import Storage, TypedStorage, warn_typed_storage_removal
-from ._utils import Size, contiguous_strides
+from ._utils import contiguous_strides
 from .autograd.forward_ad import AUTO_LINEAR
 from .autograd.function import Function
 from .backends import numpy_backend as _npb
@@ -38,44 +38,13 @@ _C10_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
               "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
-def _options(d) -> str:
-    return (f"TensorOptions(dtype={_C10_NAMES[d.name]}, device=cpu, layout=Strided, "
-            "requires_grad=false (default), pinned_memory=false (default), "
-            "memory_format=(nullopt))")
-
-
-# -- legacy constructor and resizes ----------------------------------------------------------
-def new(self, *args, device=None, **kwargs):
+# -- legacy constructor (in _legacy_types.py) and resizes ---------------------------------
+def new(self, *args, **kwargs):
     """``Tensor.new``: torch's legacy constructor, in ``self``'s dtype. ``new()`` is empty,
     ``new(2, 3)`` or ``new(Size)`` uninitialised, ``new(sequence)`` the data (cast),
-    ``new(tensor)`` an alias of that tensor (same storage; its dtype must be ``self``'s)."""
-    from .ops import creation
-    from ._tensor import Tensor
-    if kwargs:
-        raise TypeError(f"new() received an invalid combination of arguments - got "
-                        f"unexpected keyword arguments {sorted(kwargs)}")
-    if not args or (len(args) == 1 and isinstance(args[0], Size)) or \
-            isinstance(args[0], int) and not isinstance(args[0], bool):
-        sizes = tuple(args[0]) if args and isinstance(args[0], Size) else args
-        for i, n in enumerate(sizes):
-            if not isinstance(n, int) or isinstance(n, bool):
-                raise TypeError(f"new(): argument 'size' failed to unpack the object at pos "
-                                f"{i + 1} with error \"type must be tuple of ints,but got "
-                                f"{type(n).__name__}\"")
-        return creation.empty(*(sizes or (0,)), dtype=self.dtype, device=device)
-    if len(args) != 1:
-        raise TypeError("new() received an invalid combination of arguments - got "
-                        f"({', '.join(type(a).__name__ for a in args)})")
-    data = args[0]
-    if isinstance(data, Tensor):
-        if data.dtype != self.dtype:
-            raise TypeError(f"expected {_options(self.dtype)} (got {_options(data.dtype)})")
-        return data.detach()
-    if isinstance(data, str):
-        raise TypeError("new(): invalid data type 'str'")
-    if isinstance(data, (bool, int, float, complex)):
-        raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
-    return creation.tensor(data, dtype=self.dtype, device=device)
+    ``new(tensor)`` an alias of that tensor (its dtype must be ``self``'s)."""
+    from ._legacy_types import legacy_new
+    return legacy_new(self.dtype, args, kwargs, "new")
 
 
 def resize_as_(self, the_template, memory_format=None):
@@ -493,6 +462,13 @@ def conj_physical_(self):
     return self
 
 
+def _conj_physical_function(*args, **kwargs):
+    """``torch.conj_physical_(input)``: ``input.conj_physical_()`` (torch's argument checks)."""
+    from .ops._schema_args import parse
+    (input,) = parse("conj_physical_", (("input", "Tensor"),), args, kwargs)
+    return conj_physical_(input)
+
+
 def is_conj(input) -> bool:
     return False
 
@@ -516,6 +492,8 @@ for _fn in (new, resize_as_, resize, resize_as, storage, _typed_storage, is_shar
             share_memory_, is_pinned, pin_memory, set_, is_set_to, apply_, map_, map2_,
             dim_order, conj_physical_):
     METHODS[_fn.__name__] = _fn
+
+FUNCTIONS["conj_physical_"] = _conj_physical_function
 
 _FALSE_FLAGS = ("is_meta", "is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_xpu",
                 "is_nested", "is_mps", "is_vulkan", "is_xla", "is_ipu", "is_maia", "is_mtia")

@@ -84,3 +84,7 @@ def memory_allocated(device=None) -> int:
 
 def max_memory_allocated(device=None) -> int:
     return 0
+
+
+from ._legacy_types import CUDA_TENSOR_TYPES as _CUDA_TENSOR_TYPES  # noqa: E402
+globals().update(_CUDA_TENSOR_TYPES)   # torch.cuda.FloatTensor...: constructing one raises

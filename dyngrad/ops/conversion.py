@@ -134,21 +134,24 @@ _TYPE_NAMES = {f"torch.{d._legacy}Tensor": d for d in D.ALL_DTYPES}
 
 def type_(self, dtype=None, non_blocking=False, **kwargs):
     """With no argument: the legacy type name (``'torch.FloatTensor'``). Otherwise convert to
-    `dtype` (a dtype or such a name); returns ``self`` if it already has that type."""
+    `dtype` (a dtype, a legacy type such as ``torch.LongTensor``, or its name); returns
+    ``self`` if it already has that type. ``torch.Tensor`` names the default dtype."""
     if dtype is None:
         return f"torch.{self.dtype._legacy}Tensor"
     if isinstance(dtype, str):
         if dtype.startswith("torch.cuda.") and dtype[len("torch.cuda."):] in \
                 {k[len("torch."):] for k in _TYPE_NAMES}:
             check_device("cuda")
-        d = _TYPE_NAMES.get(dtype)
+        d = D.get_default_dtype() if dtype == "torch.Tensor" else _TYPE_NAMES.get(dtype)
         if d is None:
             raise ValueError(f"invalid type: '{dtype}'")
     elif isinstance(dtype, D.dtype):
         d = dtype
+    elif isinstance(dtype, type):
+        from .._legacy_types import type_dtype
+        d = type_dtype(dtype)
     else:
-        raise TypeError(f"type(): argument 'dtype' must be torch.dtype or str, not "
-                        f"{_type_name(dtype)}")
+        raise TypeError("dtype must be a type, str, or dtype object")
     if d is self.dtype:
         return self
     return to_copy(self, dtype=d)

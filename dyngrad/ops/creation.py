@@ -564,6 +564,78 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     return finish(alloc(shape, d.np, strides), requires_grad, device)
 
 
+def empty_permuted(*args, **kwargs):
+    """An uninitialised dense tensor of `size` whose dims lie in memory in the order
+    `physical_layout` gives, outermost first: ``t.stride(physical_layout[i])`` is the i-th
+    contiguous stride of the permuted size (``(0, 2, 3, 1)`` lays out NCHW as NHWC).
+
+    Signature: ``empty_permuted(size, physical_layout, *, dtype=None, layout=None,
+    device=None, requires_grad=False, pin_memory=False)``.
+    """
+    names = ("size", "physical_layout")
+    if len(args) > 2:
+        raise TypeError(f"empty_permuted() takes 2 positional arguments but {len(args)} were "
+                        "given")
+    given = dict(zip(names, args))
+    for name in names:
+        if name in kwargs:
+            given[name] = kwargs.pop(name)
+    # (torch's parser names every argument from the first missing one on, and writes
+    # "argument" for two, "arguments" for one)
+    missing = names[0:] if "size" not in given else names[1:] if len(given) < 2 else ()
+    if missing:
+        raise TypeError(f"empty_permuted() missing {len(missing)} required positional argument"
+                        f"{'s' if len(missing) == 1 else ''}: "
+                        + ", ".join(f'"{name}"' for name in missing))
+    for k in kwargs:
+        if k not in ("dtype", "layout", "device", "requires_grad", "pin_memory"):
+            raise TypeError(f"empty_permuted() got an unexpected keyword argument '{k}'")
+    size, layout_ = given["size"], given["physical_layout"]
+    dtype, device = kwargs.get("dtype"), kwargs.get("device")
+    requires_grad = kwargs.get("requires_grad", False)
+    shape, perm = (_int_list("empty_permuted", name, pos, v) for name, pos, v in
+                   (("size", 1, size), ("physical_layout", 2, layout_)))
+    n = len(shape)
+    if len(perm) != n:
+        raise RuntimeError("Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {n} is not equal to "
+                           f"len(physical_layout) = {len(perm)}")
+    seen = set()
+    for i, d in enumerate(perm):
+        if not 0 <= d < n:
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {n - 1}, "
+                               f"but got {d} at index {i}).  NB: negative dims not currently "
+                               "supported; file an issue if you want it.")
+        if d in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(d)
+    physical = tuple(shape[d] for d in perm)
+    check_size(physical)
+    physical_strides = contiguous_strides(physical)
+    strides = [0] * n
+    for i, d in enumerate(perm):
+        strides[d] = physical_strides[i]
+    d = dtype_arg(dtype, "empty_permuted") or D.get_default_dtype()
+    return finish(alloc(shape, d.np, tuple(strides)), requires_grad, device)
+
+
+def _int_list(fname, name, pos, value) -> tuple:
+    """A ``SymIntArrayRef`` argument as torch's parser reads it: the first element must be a
+    true int (not bool); later ones anything ``__index__`` takes (bools included)."""
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be tuple of ints, "
+                        f"not {_type_name(value)}")
+    for i, v in enumerate(value):
+        if not _is_int(v) or (i == 0 and type(v) is bool):
+            if i == 0:
+                raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be tuple "
+                                f"of ints, but found element of type {_type_name(v)} at pos 0")
+            raise TypeError(f"{fname}(): argument '{name}' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{_type_name(v)}\"")
+    return tuple(operator.index(v) for v in value)
+
+
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
         pin_memory=False):
     """A 2-D tensor with ones on the diagonal (n x m, m defaults to n)."""
@@ -674,8 +746,9 @@ def is_nonzero(input) -> bool:
 
 from ._registry import FUNCTIONS  # noqa: E402
 
-for _fn in (scalar_tensor, empty, zeros, ones, full, empty_strided, eye, empty_like, zeros_like,
-            ones_like, full_like, is_tensor, numel, is_floating_point, is_complex, is_nonzero):
+for _fn in (scalar_tensor, empty, zeros, ones, full, empty_strided, empty_permuted, eye,
+            empty_like, zeros_like, ones_like, full_like, is_tensor, numel, is_floating_point,
+            is_complex, is_nonzero):
     FUNCTIONS[_fn.__name__] = _fn
 
 

@@ -16,7 +16,7 @@ import os
 
 from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
-from .creation import check_tensor_arg, dtype_arg, finish
+from .creation import dtype_arg, finish
 from .tensor_new import _check_numpy
 from ._registry import FUNCTIONS, METHODS
 
@@ -205,10 +205,12 @@ def _writable(arr):
     return xp.ndarray(arr.shape, arr.dtype, buffer=raw, strides=arr.strides)
 
 
-def to_dlpack(tensor):
-    """A DLPack capsule (``"dltensor"``) sharing `tensor`'s memory; it can be read once."""
-    check_tensor_arg("_to_dlpack", tensor, "data", 1)
-    return tensor.__dlpack__()
+def to_dlpack(*args, **kwargs):
+    """A DLPack capsule (``"dltensor"``) sharing the tensor's memory; it can be read once.
+    Unlike ``Tensor.__dlpack__``, a tensor that requires grad is accepted (as torch's)."""
+    from ._schema_args import parse
+    (data,) = parse("_to_dlpack", (("data", "Tensor"),), args, kwargs)
+    return data._data.__dlpack__()
 
 
 def _tensor_class():
@@ -219,5 +221,6 @@ def _tensor_class():
 FUNCTIONS["frombuffer"] = frombuffer
 FUNCTIONS["from_file"] = from_file
 FUNCTIONS["from_dlpack"] = from_dlpack
+FUNCTIONS["to_dlpack"] = to_dlpack
 METHODS["__dlpack__"] = __dlpack__
 METHODS["__dlpack_device__"] = __dlpack_device__

@@ -3,13 +3,11 @@ functions (``matrix_rank``, ``lstsq``, ``solve``, ``eig``, ``symeig`` and their 
 which raise torch's RuntimeError pointing at ``torch.linalg``), the deprecated ``range``
 (inclusive end) and ``set_default_tensor_type``, and ``resize_as_``, ``get_device``,
 ``is_distributed`` as functions.
-
-Differences from torch: dyngrad has no legacy tensor-type classes (``torch.DoubleTensor``), so
-``set_default_tensor_type`` takes their names as strings (``"torch.DoubleTensor"``).
 """
 from __future__ import annotations
 
 import importlib
+import types
 import warnings
 
 from .. import _dtypes as D
@@ -165,34 +163,33 @@ _DEFAULT_TYPE_WARNING = (
     "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
     "torch.set_default_dtype() and torch.set_default_device() as alternatives. (Triggered "
     "internally at /__w/pytorch/pytorch/torch/csrc/tensor/python_tensor.cpp:434.)")
-_TENSOR_TYPES = {"FloatTensor": D.float32, "DoubleTensor": D.float64, "HalfTensor": D.float16,
-                 "ByteTensor": D.uint8, "CharTensor": D.int8, "ShortTensor": D.int16,
-                 "IntTensor": D.int32, "LongTensor": D.int64, "BoolTensor": D.bool_}
 
 
 def set_default_tensor_type(t) -> None:
-    """Deprecated: set the default floating dtype from a tensor type name
-    (``"torch.DoubleTensor"``); warns once, as torch does."""
+    """Deprecated: make a floating-point legacy tensor type's dtype the default
+    (``torch.DoubleTensor`` or its name ``"torch.DoubleTensor"``); warns once, as torch does."""
     if isinstance(t, str):
-        module, _, name = t.rpartition(".")
-        if module not in ("torch", "dyngrad"):
-            importlib.import_module(module or t)       # torch's error for an unknown module
-            raise AttributeError(f"module '{module}' has no attribute '{name}'")
-        if name not in _TENSOR_TYPES:
-            import dyngrad
-            if not hasattr(dyngrad, name):
-                raise AttributeError(f"module '{module}' has no attribute '{name}'")
-            raise TypeError("invalid type object: only floating-point types are supported as "
-                            "the default type")
-        d = _TENSOR_TYPES[name]
-        if d.category != D.FLOAT:
-            raise TypeError("only floating-point types are supported as the default type")
-    else:
-        raise TypeError("invalid type object: only floating-point types are supported as the "
-                        "default type")
+        t = _import_dotted_name(t)
     warn_once_at_caller(_DEFAULT_TYPE_WARNING)
+    from .._legacy_types import default_type_dtype
+    d = default_type_dtype(t)
     from .. import set_default_dtype
     set_default_dtype(d)
+
+
+def _import_dotted_name(name: str):
+    """The object a dotted name names, as torch's ``_import_dotted_name`` finds it (``torch``
+    is dyngrad), with Python's errors."""
+    import dyngrad
+    first, *rest = name.split(".")
+    obj = dyngrad if first in ("torch", "dyngrad") else importlib.import_module(first)
+    path = first
+    for part in rest:
+        if isinstance(obj, types.ModuleType) and not hasattr(obj, part):
+            raise AttributeError(f"module '{path}' has no attribute '{part}'")
+        obj = getattr(obj, part)
+        path += "." + part
+    return obj
 
 
 for _fn in (matrix_rank, solve, lstsq, eig, range, resize_as_, get_device, is_distributed,

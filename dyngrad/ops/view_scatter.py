@@ -1,4 +1,5 @@
-"""The out-of-place writes through a view: select_scatter, slice_scatter, diagonal_scatter.
+"""The out-of-place writes through a view: select_scatter, slice_scatter, diagonal_scatter; and
+slice_inverse, the view of a slice's base that undoes a slice (functionalization's).
 
 ``x.select_scatter(src, dim, index)`` is a copy of ``x`` whose ``x.select(dim, index)`` view
 holds ``src``: the functional form of ``x.select(dim, index).copy_(src)``. ``src`` must have
@@ -20,6 +21,8 @@ from .._utils import shape_str
 from ..backends import numpy_backend as _npb
 from . import shape as S
 from ._registry import FUNCTIONS, METHODS, defop
+from ._geometry import storage_extent
+from ._schema_args import parse as _parse
 from ..autograd.forward_ad import AUTO_LINEAR
 from .creation import cast_array
 
@@ -101,3 +104,70 @@ def _(ctx, grad):
 diagonal_scatter.jvp(AUTO_LINEAR)
 
 
+
+
+# -- slice_inverse: the view slice_scatter's functionalization undoes ------------------------------
+@defop("slice_inverse", node="SliceInverseBackward0", view=True, inputs=("self", "src"),
+       variants=(), complex_autograd=False)
+def _slice_inverse(geom, src, dim=0, start=None, end=None, step=1):
+    """``self`` seen with ``src``'s geometry (size, stride, storage offset): the base a slice
+    came from, when ``self`` is ``src.slice(dim, start, end, step)``; dim, start, end and step
+    only serve the backward."""
+    return tuple(src._data.shape), src.stride(), src._offset
+
+
+@_slice_inverse.backward
+def _(ctx, grad):
+    # (the src gradient first: torch's formula raises there when the slice does not fit)
+    need = ctx.needs_input_grad
+    geometry = (ctx.dim, ctx.start, ctx.end, ctx.step)
+    g_src = _slice_scatter(grad, grad.new_zeros(ctx.self_shape, dtype=ctx.self_dtype),
+                           *geometry) if len(need) > 1 and need[1] else None
+    return (S._slice(grad, *geometry) if need[0] else None), g_src
+
+
+@_slice_inverse.jvp
+def _(ctx, self_t, *_):
+    # linear in `input` (src gives only the geometry): as torch, `input`'s tangent laid out as
+    # `input` is in its storage, seen with src's geometry; memory no element of `input` covers
+    # holds zeros here (torch's tangent leaves it uninitialised). (A view's rule sees `src`
+    # among the other arguments.)
+    from .creation import zeros
+    src, primal = ctx._args[0], ctx.primals[0]
+    itemsize = primal._data.itemsize
+    size = max(primal._storage_obj().buffer.nbytes // itemsize,
+               src._offset + storage_extent(tuple(src._data.shape), src.stride()))
+    buf = zeros(size, dtype=self_t.dtype)
+    buf.as_strided(tuple(primal._data.shape), primal.stride(), primal._offset).copy_(self_t)
+    return buf.as_strided(tuple(src._data.shape), src.stride(), src._offset)
+
+
+_SLICE_INVERSE = (("input", "Tensor"), ("src", "Tensor"), ("dim", "int", 0),
+                  ("start", "int?", None), ("end", "int?", None), ("step", "int", 1))
+
+
+def slice_inverse(*args, **kwargs):
+    """A view of `input`'s memory with `src`'s size, stride and storage offset (bounds-checked
+    against `input`'s storage, as ``as_strided``): the inverse of ``src.slice(dim, start, end,
+    step)`` that functionalization uses. Its backward slices the gradient for `input` and
+    scatters it for `src` (node SliceInverseBackward0, linked to both).
+
+    Example::
+
+        >>> base = torch.arange(10.)
+        >>> torch.slice_inverse(base[2:8:2], base, 0, 2, 8, 2)   # a view of all of base
+    """
+    from ..autograd import grad_mode as _gm
+    from ._record import _record
+    from .shape_select import _as_strided_args
+    input, src, dim, start, end, step = _parse("slice_inverse", _SLICE_INVERSE, args, kwargs)
+    _as_strided_args(input, tuple(src._data.shape), src.stride(), src._offset)
+    out = _slice_inverse(input, src, dim, start, end, step)
+    if _gm.is_grad_enabled() and (input.requires_grad or src.requires_grad):
+        # torch links both inputs (the view path links `input` alone): the node made anew
+        _record(_slice_inverse, (input, src), (src, dim, start, end, step), {}, (out,))
+    return out
+
+
+FUNCTIONS["slice_inverse"] = slice_inverse
+METHODS["slice_inverse"] = slice_inverse

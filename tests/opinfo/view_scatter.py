@@ -1,9 +1,10 @@
 """OpInfo entries for dyngrad/ops/view_scatter.py: select_scatter, slice_scatter,
-diagonal_scatter (their results keep ``self``'s strides, non-dense ones included)."""
+diagonal_scatter (their results keep ``self``'s strides, non-dense ones included) and
+slice_inverse (a view of its input's storage with src's geometry)."""
 from __future__ import annotations
 
-from .core import (ALL_DTYPES, OP_DB, OpInfo, SampleInput, expanded, make_array, permuted3,
-                   sliced, transposed)
+from .core import (ALL_DTYPES, OP_DB, OpInfo, SampleInput, Strided, expanded, make_array,
+                   permuted3, sliced, transposed)
 
 
 def _partner(dtype):
@@ -64,4 +65,29 @@ OP_DB += [
     OpInfo("slice_scatter", _gen(_slice), ALL_DTYPES, supports_complex_autograd=False,
            **_FAST),
     OpInfo("diagonal_scatter", _gen(_diagonal), ALL_DTYPES, **_FAST),
+]
+
+
+def _slice_inverse(dtype, rng):
+    """`input` a slice of a base (so its storage holds `src`'s geometry), `src` that base's
+    shape; the backward slices the gradient back to `input`'s shape."""
+    flat = lambda n: make_array((n,), dtype, rng)   # noqa: E731
+    return [
+        SampleInput(Strided(flat(10), (3,), (2,), 2), make_array((10,), dtype, rng), 0, 2, 8, 2),
+        SampleInput(Strided(flat(20), (4, 3), (5, 1), 1), make_array((4, 5), dtype, rng), 1, 1,
+                    4),
+        SampleInput(Strided(flat(20), (2, 5), (5, 1), 10), make_array((4, 5), dtype, rng),
+                    dim=0, start=2),
+        SampleInput(make_array((6,), dtype, rng), make_array((6,), dtype, rng)),
+        SampleInput(make_array((12,), dtype, rng), transposed((3, 4), dtype, rng), 0, 0, 12, 1,
+                    desc="src transposed (no gradient fits)"),
+        SampleInput(make_array((4,), dtype, rng), make_array((3, 2), dtype, rng),
+                    desc="storage too small"),
+        SampleInput(make_array((), dtype, rng), make_array((), dtype, rng), desc="0-dim"),
+    ]
+
+
+OP_DB += [
+    OpInfo("slice_inverse", _slice_inverse, ALL_DTYPES, supports_complex_autograd=False,
+           supports_out=False, gradgrad_samples=3),
 ]
