@@ -33,14 +33,14 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes as D
-from .._layout import elementwise_strides
 from .._promotion import Promote
 from ..backends import numpy_backend as _npb
+from . import _dispatch
 from ._registry import FUNCTIONS, METHODS, OPS, defop
 from ._autograd_utils import backward_op
 from ._geometry import _memory_formats
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD
-from .creation import copy_with_strides, empty_like, zeros_like
+from .creation import empty_like, zeros_like
 from . import random_streams as _rs
 from .pointwise import _call, _not_implemented, _require_tensor, _tensor_cls, where_self
 from .random import numpy_generator as _gen
@@ -75,16 +75,6 @@ def _like(result, x):
 def _contiguous(result):
     """`result` laid out row-major (for ops whose output torch allocates contiguous)."""
     return result if result.flags.c_contiguous else result.copy(order="C")
-
-
-def _iterator_layout(result, operands):
-    """`result` laid out as torch's TensorIterator lays out an output of `operands`, in their
-    order (See Note [Output layout of pointwise ops]): for kernels with several outputs, which
-    the dispatcher leaves as they are."""
-    strides = elementwise_strides(result.shape, operands)
-    if result.strides == tuple([s * result.itemsize for s in strides]):
-        return result
-    return copy_with_strides(result, result.dtype, strides)
 
 
 def _floating_only(x, kernel_name):
@@ -477,10 +467,11 @@ prelu_kernel.jvp(AUTO_ELEMENT_WISE)
        inputs=("grad_output", "self", "weight"), saves=("grad_output", "self", "weight"), **_PW)
 def prelu_kernel_backward(xp, grad_output, self, weight):
     positive = self > 0
-    # torch's kernel takes (self, weight, grad_output): both outputs are laid out from those
+    # torch's kernel takes (self, weight, grad_output): both outputs are laid out from those,
+    # by the dispatcher's rule, which leaves a kernel's several outputs as they are
     operands = (self, weight, grad_output)
-    return (_iterator_layout(xp.where(positive, grad_output, weight * grad_output), operands),
-            _iterator_layout(xp.where(positive, 0, self * grad_output), operands))
+    return (_dispatch._relayout(xp.where(positive, grad_output, weight * grad_output), operands),
+            _dispatch._relayout(xp.where(positive, 0, self * grad_output), operands))
 
 
 @prelu_kernel_backward.backward

@@ -21,7 +21,6 @@ from .._utils import broadcast_shapes
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR
 from ._autograd_utils import conj
-from ._geometry import _memory_formats
 from .arithmetic import _r_to_c, _check_int_divisor, div, div_, div_mode, mul, pow, pow_, sub, sub_
 from .creation import (argument_list, checked_scalar, empty_like, invalid_combination,
                        zeros_like)
@@ -671,12 +670,6 @@ special_xlog1py, _, _ = _binary_family(
 
 
 # -- copysign --------------------------------------------------------------------------------------
-def _contiguous_zeros(grad):
-    """The zero gradient torch gives ``other`` of copysign and nextafter: contiguous, whatever
-    the layouts."""
-    return zeros_like(grad, memory_format=_memory_formats()[0])
-
-
 def _copysign(xp, self, other):
     dt = _dtype(self, other)
     if dt.kind == "c":
@@ -701,7 +694,7 @@ def _(ctx, grad):
     self, result = ctx.saved_tensors
     need_self, need_other = ctx.needs_input_grad
     return (_copysign_self_grad(grad, self, result) if need_self else None,
-            _contiguous_zeros(grad) if need_other else None)
+            grad.new_zeros(grad.shape) if need_other else None)   # (contiguous)
 
 
 copysign_tensor.jvp(AUTO_ELEMENT_WISE)
@@ -808,7 +801,7 @@ def _(ctx, grad):
     self, other = ctx.saved_tensors   # one ulp: the identity for self, except where it stays
     need_self, need_other = ctx.needs_input_grad
     return (where_self(self != other, grad, 0.0) if need_self else None,
-            _contiguous_zeros(grad) if need_other else None)
+            grad.new_zeros(grad.shape) if need_other else None)   # (contiguous)
 
 
 nextafter.jvp(AUTO_ELEMENT_WISE)

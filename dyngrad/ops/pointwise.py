@@ -16,7 +16,6 @@ from . import _registry
 from ._registry import FUNCTIONS, INPLACE, METHODS, OpSpec, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR
 from ._autograd_utils import conj, handle_r_to_c
-from ._geometry import _memory_formats
 from .creation import zeros_like
 
 ALL = ("function", "method", "inplace", "out")
@@ -166,7 +165,7 @@ def _sgn_backward(x, gx, sgn):
     """torch's sgn_backward: zero for a real `x`; for a complex one (z/|z| is not holomorphic)
     ``(gx - sgn² gx.conj()) / (2|x|)``, 0 where x is 0."""
     if not x.is_complex():   # torch: a zero tensor, contiguous whatever the layouts
-        return zeros_like(gx, memory_format=_memory_formats()[0])
+        return gx.new_zeros(gx.shape)
     magnitude = x.abs()
     return where_self(magnitude == 0, 0.0, (gx - (sgn * sgn) * gx.conj()) / (2 * magnitude))
 
