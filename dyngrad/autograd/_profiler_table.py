@@ -143,8 +143,8 @@ def chrome_trace(events, t0_ns: int = 0, base_epoch_ns: int = 0,
             args["Call stack"] = ";".join(reversed(e.stack))
         if profile_memory:
             args["Allocated bytes"] = e.cpu_memory_usage
-        out.append({"ph": "X", "cat": e.category, "name": e.name, "pid": pid, "tid": e.thread,
-                    "ts": base_us + e.start_ns / 1e3, "dur": (e.end_ns - e.start_ns) / 1e3,
-                    "args": args})
+        out.append({"ph": "X", "cat": e.category, "name": e.trace_name, "pid": pid,
+                    "tid": e.thread, "ts": base_us + e.start_ns / 1e3,
+                    "dur": (e.end_ns - e.start_ns) / 1e3, "args": args})
     return {"schemaVersion": 1, "displayTimeUnit": "ms", "baseTimeNanoseconds": base_epoch_ns,
             "traceName": "dyngrad", "traceEvents": out}

@@ -100,8 +100,9 @@ class FunctionEvent:
     Times are in microseconds, as torch's. ``cpu_children`` / ``cpu_parent`` give the nesting.
     """
 
-    __slots__ = ("id", "name", "thread", "start_ns", "end_ns", "input_shapes", "cpu_children",
-                 "cpu_parent", "_own_memory", "category", "stack", "sequence_nr", "_memory")
+    __slots__ = ("id", "name", "trace_name", "thread", "start_ns", "end_ns", "input_shapes",
+                 "cpu_children", "cpu_parent", "_own_memory", "category", "stack", "sequence_nr",
+                 "_memory")
 
     is_async = False
     is_remote = False
@@ -119,7 +120,10 @@ class FunctionEvent:
 
     def __init__(self, id, name, thread, start_ns, input_shapes, category, stack, sequence_nr):
         self.id = id
-        self.name = name
+        # as torch: the steps' "ProfilerStep#N" ranges share one name (one row in tables), and
+        # the Chrome trace keeps each one's own
+        self.trace_name = name
+        self.name = "ProfilerStep*" if name.startswith("ProfilerStep#") else name
         self.thread = thread
         self.start_ns = start_ns
         self.end_ns = start_ns

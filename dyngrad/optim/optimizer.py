@@ -36,6 +36,7 @@ from typing import Any
 from .._tensor import Tensor
 from .. import _dtypes
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from ..autograd.profiler import record_function
 from ..ops.creation import zeros
 from ..ops.tensor_new import tensor
 from ..utils.hooks import RemovableHandle
@@ -149,11 +150,16 @@ def _hooked_step(step: Callable) -> Callable:
     """Wrap a subclass's ``step`` so that the step pre- and post-hooks run around it.
 
     As in torch, the hooks see ``args`` with the optimizer itself first, and a pre-hook may
-    return ``(new_args, new_kwargs)`` to replace them.
+    return ``(new_args, new_kwargs)`` to replace them; the whole is a profiler range named
+    ``Optimizer.step#{class name}.step``.
     """
 
     @functools.wraps(step)
     def step_with_hooks(*args, **kwargs):
+        with record_function(f"Optimizer.step#{type(args[0]).__name__}.step"):
+            return run_step(*args, **kwargs)
+
+    def run_step(*args, **kwargs):
         self = args[0]
         for pre_hook in chain(_global_optimizer_pre_hooks.values(),
                               self._optimizer_step_pre_hooks.values()):
@@ -313,19 +319,21 @@ class Optimizer:
 
     # ------------------------------------------------------------------ gradients and step
     def zero_grad(self, set_to_none: bool = True) -> None:
-        """Reset the gradients of every parameter: to None (default) or to zeros in place."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
+        """Reset the gradients of every parameter: to None (default) or to zeros in place
+        (a profiler range named ``Optimizer.zero_grad#{class name}.zero_grad``, as torch's)."""
+        with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    if set_to_none:
+                        p.grad = None
                     else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+                        if p.grad.grad_fn is not None:
+                            p.grad.detach_()
+                        else:
+                            p.grad.requires_grad_(False)
+                        p.grad.zero_()
 
     def step(self, closure: Callable[[], float] | None = None):
         """Update the parameters once (each optimizer implements it)."""
