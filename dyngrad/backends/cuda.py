@@ -63,3 +63,26 @@ class _MatmulSettings:
 
 
 matmul = _MatmulSettings()
+
+
+# the scaled-dot-product-attention backend flags (backends/_sdp.py); torch.nn.attention's
+# sdpa_kernel sets them too
+def _sdp_flag_functions(name, doc):
+    from . import _sdp
+
+    def is_enabled() -> bool:
+        return _sdp.enabled(name)
+
+    def enable(enabled: bool) -> None:
+        _sdp.set_enabled(name, enabled)
+
+    is_enabled.__doc__ = f"Whether {doc} scaled dot product attention is enabled."
+    enable.__doc__ = f"Enables or disables {doc} scaled dot product attention."
+    return is_enabled, enable
+
+
+flash_sdp_enabled, enable_flash_sdp = _sdp_flag_functions("flash", "flash")
+mem_efficient_sdp_enabled, enable_mem_efficient_sdp = _sdp_flag_functions("mem_efficient",
+                                                                          "memory efficient")
+math_sdp_enabled, enable_math_sdp = _sdp_flag_functions("math", "math")
+cudnn_sdp_enabled, enable_cudnn_sdp = _sdp_flag_functions("cudnn", "cuDNN")

@@ -7,3 +7,4 @@ from .modules import *  # noqa: F401,F403
 from . import init, utils  # noqa: F401,E402
 from . import parallel  # noqa: F401,E402  (DistributedDataParallel)
 from .parallel import DataParallel  # noqa: F401,E402
+from . import attention  # noqa: F401,E402  (torch.nn.attention: SDPBackend, sdpa_kernel)

@@ -104,3 +104,8 @@ __all__ += ["CrossMapLRN2d"]
 from .sync_batchnorm import SyncBatchNorm  # noqa: E402
 
 __all__ += ["SyncBatchNorm"]
+
+# the linear layer fused with cross entropy (linear_cross_entropy.py) and its options
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions  # noqa: E402
+
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
