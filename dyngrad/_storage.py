@@ -10,12 +10,10 @@ gets a fresh counter); dyngrad gives it a new Storage over the *same* buffer.
 """
 from __future__ import annotations
 
-import weakref
-
+from . import _shared_memory
 from .backends.numpy_backend import data_ptr, flat_buffer, xp as _xp
 
 _new = object.__new__
-_SHARED = weakref.WeakSet()   # storages moved to "shared memory" (share_memory_: a flag on CPU)
 
 
 class Storage:
@@ -80,11 +78,12 @@ class Storage:
         return self._bytes().tolist()
 
     def is_shared(self) -> bool:
-        return self in _SHARED
+        return _shared_memory.storage_is_shared(self)
 
     def share_memory_(self) -> "Storage":
-        """Marks the storage shared; a CPU tensor's memory is not moved (see Tensor.is_shared)."""
-        _SHARED.add(self)
+        """Move the bytes into memory shared between processes (Note [Shared memory] in
+        _shared_memory.py); only a storage no tensor views can be moved this way."""
+        _shared_memory.share_storage(self)
         return self
 
     def is_pinned(self, device="cuda") -> bool:

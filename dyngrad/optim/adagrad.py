@@ -69,7 +69,11 @@ class Adagrad(Optimizer):
         _steps_to_tensors(self)
 
     def share_memory(self) -> None:
-        """Nothing to do: dyngrad runs in one process (kept for torch's API)."""
+        """Move each parameter's sum of squared gradients to shared memory (for Hogwild
+        training: Tensor.share_memory_)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p]["sum"].share_memory_()
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
