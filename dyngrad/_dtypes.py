@@ -22,7 +22,7 @@ class dtype:
         self.np = np.dtype(np_dtype)
         self.itemsize = self.np.itemsize
         self.category = category
-        self.is_signed = name not in ("bool", "uint8")
+        self.is_signed = name != "bool" and not name.startswith("uint")
         self._legacy = legacy  # torch.FloatTensor style name, used in error messages
         self.abbr = abbr
 
@@ -61,9 +61,14 @@ float32 = dtype("float32", np.float32, FLOAT, "Float", "f4")
 float64 = dtype("float64", np.float64, FLOAT, "Double", "f8")
 complex64 = dtype("complex64", np.complex64, COMPLEX, "ComplexFloat", "c8")
 complex128 = dtype("complex128", np.complex128, COMPLEX, "ComplexDouble", "c16")
+# torch's "limited support" unsigned types (Note [Limited unsigned dtypes] in _promotion.py)
+uint16 = dtype("uint16", np.uint16, INT, "UInt16", "u2")
+uint32 = dtype("uint32", np.uint32, INT, "UInt32", "u4")
+uint64 = dtype("uint64", np.uint64, INT, "UInt64", "u8")
+LIMITED_UNSIGNED = frozenset((uint16, uint32, uint64))
 
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64,
-              complex64, complex128)
+              complex64, complex128, uint16, uint32, uint64)
 
 # Fast lookups from NumPy dtypes (and their scalar types) to ours.
 _FROM_NP: dict = {}
@@ -88,11 +93,19 @@ def from_np(np_dtype) -> dtype:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{d.name}. The only supported types are: "
             "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
-            "uint8, and bool.") from None
+            "uint64, uint32, uint16, uint8, and bool.") from None
 
 
 def to_np(d: dtype) -> np.dtype:
     return d.np
+
+
+def type_string(d: dtype) -> str:
+    """torch's Tensor::toString() of a CPU tensor: its legacy type (``torch.FloatTensor``), or
+    ``CPU<Name>Type`` for the dtypes that have none (bool, complex, uint16/32/64)."""
+    if d is bool_ or d.category == COMPLEX or d in LIMITED_UNSIGNED:
+        return f"CPU{d._legacy}Type"
+    return f"torch.{d._legacy}Tensor"
 
 
 # ---------------------------------------------------------------------------------------------

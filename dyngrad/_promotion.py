@@ -22,9 +22,30 @@ from ._dtypes import BOOL, COMPLEX, FLOAT, INT
 _INT_ORDER = {D.uint8: 0, D.int8: 1, D.int16: 2, D.int32: 3, D.int64: 4}
 
 
+# Note [Limited unsigned dtypes]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch's uint16, uint32 and uint64 exist, print, convert and serialize, but take part in
+# promotion only with themselves and the floating types (``uint16 + float32`` is float32); any
+# other pair is refused by promote_types with the message below (a 0-dim tensor or a Python
+# number of another category still gives way as usual: ``uint16 * 2`` stays uint16). ATen
+# compiles only "barebones" kernels for them (mul, eq/ne, bitwise and/or/xor, sort, unique,
+# cat, where, fill_, copy_, indexing reads…): the ops it lacks raise torch's
+# ``"<kernel>" not implemented for 'UInt16'``, from the table in ops/_unsigned.py that the
+# dispatcher consults once per promotion key (and, for the few that depend on layout or
+# arguments, from their kernels). Ops computing in another dtype (``/``, ``sqrt``: float;
+# ``sum``, ``cumsum``: int64) work.
+def _limited_pair_error(a: D.dtype, b: D.dtype) -> RuntimeError:
+    return RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                        f"attempted to promote {a._legacy} and {b._legacy}")
+
+
 def _promote_pair(a: D.dtype, b: D.dtype) -> D.dtype:
     if a is b:
         return a
+    if a in D.LIMITED_UNSIGNED or b in D.LIMITED_UNSIGNED:
+        if a.category == FLOAT or b.category == FLOAT:
+            return a if a.category == FLOAT else b
+        raise _limited_pair_error(a, b)
     ca, cb = a.category, b.category
     if ca < cb:
         a, b, ca, cb = b, a, cb, ca          # make `a` the higher category

@@ -24,7 +24,7 @@ from .._promotion import Promote, elementwise_dtypes, promote_types, scalar_dtyp
 from ..autograd import graph as _graph
 from ..autograd.graph import node_class as _node_class
 from ..backends import numpy_backend as _npb
-from . import _dispatch
+from . import _dispatch, _unsigned
 from ._dispatch import (_no_fast_path, _run, binary_fast_path, ternary_fast_path,
                         unary_fast_path)
 
@@ -236,12 +236,14 @@ class OpSpec:
         r = self._dtype_cache.get(key)
         if r is None:
             if self.promote is Promote.NONE:
-                d = _input_dtypes(inputs)[0] if inputs else D.get_default_dtype()
-                r = (d.np, d.np)
+                common = _input_dtypes(inputs)[0] if inputs else D.get_default_dtype()
+                r = (common.np, common.np)
             else:
                 common = _promoted([a for i, a in enumerate(inputs) if i not in self.nopromote])
                 comp, res = elementwise_dtypes(self.promote, common)
                 r = (comp.np, res.np)
+            if common in D.LIMITED_UNSIGNED:   # Note [Limited unsigned dtypes] (not cached)
+                _unsigned.check(self, common, inputs)
             self._dtype_cache[key] = r
         return r
 

@@ -83,7 +83,8 @@ def _floating_only(x, kernel_name):
 
 
 _CTYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-           "int64": "int64_t", "float16": "c10::Half", "float32": "float", "float64": "double"}
+           "int64": "int64_t", "float16": "c10::Half", "float32": "float", "float64": "double",
+           "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
 
 
 def _checked(value, np_dtype):

@@ -303,6 +303,10 @@ def _trunc_div(xp, self, other):
 @defop("div.Tensor_mode", node="DivBackward2", inputs=("self", "other"), variants=(),
        saves={"self": "other", "other": None}, public="div", pointwise=True)
 def div_mode(xp, self, other, *, rounding_mode):
+    dt = getattr(self, "dtype", None) or other.dtype   # (one of them may be a number)
+    if dt.kind == "u" and dt.itemsize > 1:   # Note [Limited unsigned dtypes]
+        from ._unsigned import refuse
+        raise refuse("div_floor_cpu" if rounding_mode == "floor" else "div_trunc_cpu", dt)
     if rounding_mode == "floor":
         return _floor_div(xp, self, other, "div_floor_cpu")
     return _trunc_div(xp, self, other)
@@ -652,6 +656,10 @@ def _check_int_exponent(input, exponent) -> None:
         return
     if exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if d in D.LIMITED_UNSIGNED:   # (an int64 Scalar; the pow kernel then refuses the dtype)
+        if exponent >= 2 ** 63:
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        return
     if d is not D.bool_ and exponent > _int_max(d):
         raise RuntimeError(f"value cannot be converted to type {_C10_INT_NAMES[d.name]} "
                            "without overflow")

@@ -111,7 +111,7 @@ def _searchsorted(boundaries, input, out_int32, right, side, sorter, out):
     if bounds.dtype != common.np or values.dtype != common.np:
         from .creation import cast_array
         bounds, values = cast_array(bounds, common.np), cast_array(values, common.np)
-    if common.category not in (D.INT, D.FLOAT):
+    if common.category not in (D.INT, D.FLOAT) or common in D.LIMITED_UNSIGNED:
         raise _not_implemented("searchsorted_out_cpu", common.np)
     shape = values.shape
     m = bounds.shape[-1]

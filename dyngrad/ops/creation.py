@@ -50,9 +50,11 @@ _ndarray = xp.ndarray
 C10_NAME = {D.bool_: "bool", D.uint8: "uint8_t", D.int8: "int8_t", D.int16: "int16_t",
             D.int32: "int", D.int64: "int64_t", D.float16: "c10::Half", D.float32: "float",
             D.float64: "double", D.complex64: "c10::complex<float>",
-            D.complex128: "c10::complex<double>"}
+            D.complex128: "c10::complex<double>", D.uint16: "uint16_t", D.uint32: "uint32_t",
+            D.uint64: "uint64_t"}
 TYPEMETA_NAME = {**C10_NAME, D.uint8: "unsigned char", D.int8: "signed char",
-                 D.int16: "short int", D.int64: "long int"}
+                 D.int16: "short int", D.int64: "long int", D.uint16: "short unsigned int",
+                 D.uint32: "unsigned int", D.uint64: "long unsigned int"}
 
 _COMPLEX_WARNING = ("Casting complex values to real discards the imaginary part (Triggered "
                     "internally at /__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)")
@@ -650,6 +652,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     d = out_dtype(dtype, out, D.get_default_dtype(), "eye")
+    if d in D.LIMITED_UNSIGNED:   # (no kernel: Note [Limited unsigned dtypes] in _promotion.py)
+        raise NotImplementedError(f"\"eye\" not implemented for '{d._legacy}'")
     arr = alloc((n, m), d.np, fill=ZEROS)
     k = min(n, m)
     arr[xp.arange(k), xp.arange(k)] = 1

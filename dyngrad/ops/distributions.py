@@ -139,7 +139,7 @@ def _bernoulli_scalar(self, p, generator, strides=None):
     p = number(p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
-    if self.dtype.kind == "c":
+    if self.dtype.kind == "c" or (self.dtype.kind == "u" and self.itemsize > 1):
         raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for "
                                   f"'{D.from_np(self.dtype)._legacy}'")
     return _bernoulli_array(_gen(generator), self.shape, float(p), self.dtype, strides)
@@ -148,6 +148,9 @@ def _bernoulli_scalar(self, p, generator, strides=None):
 @defop("bernoulli_.Tensor", node="BernoulliBackward1", promote=Promote.NONE,
        inputs=("self", "p"), variants=(), public="bernoulli_")
 def bernoulli_tensor(xp, self, p, *, generator=None):
+    if self.dtype.kind == "u" and self.itemsize > 1:   # (torch dispatches on self first)
+        raise NotImplementedError(f"\"bernoulli_tensor_cpu_self_\" not implemented for "
+                                  f"'{D.from_np(self.dtype)._legacy}'")
     if p.dtype.kind not in "f":
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
                                   f"'{D.from_np(p.dtype)._legacy}'")
@@ -416,7 +419,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
               D.float64: (2 ** 53 + 1, "2^53+1", "Double")}
     if d in limits and n > limits[d][0]:
         raise RuntimeError(f"n cannot be greater than {limits[d][1]} for {limits[d][2]} type.")
-    if d is D.bool_ or d.category == D.COMPLEX:
+    if d is D.bool_ or d.category == D.COMPLEX or d in D.LIMITED_UNSIGNED:
         raise NotImplementedError(f"\"randperm\" not implemented for '{d._legacy}'")
     arr = _rs.randperm(_gen(generator), n).astype(d.np)
     return finish(fresh(arr), requires_grad, device, out)
@@ -505,7 +508,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
        public="bernoulli")
 def bernoulli_p_self(xp, self, *, generator=None):
     if self.dtype.kind != "f":
-        which = "self" if self.dtype.kind == "c" else "p"
+        which = "self" if self.dtype.kind == "c" or (self.dtype.kind == "u"
+                                                    and self.itemsize > 1) else "p"
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_{which}_\" not implemented for "
                                   f"'{D.from_np(self.dtype)._legacy}'")
     if self.size and not ((self >= 0) & (self <= 1)).all():

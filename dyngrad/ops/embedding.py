@@ -20,9 +20,9 @@ from ..autograd.forward_ad import AUTO_LINEAR
 def _check_indices(indices, fname):
     if indices.dtype.kind not in "iu" or indices.dtype.itemsize not in (4, 8) \
             or indices.dtype.kind == "u":
-        legacy = D.from_np(indices.dtype)._legacy
+        got = D.type_string(D.from_np(indices.dtype))
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
-                           f"following scalar types: Long, Int; but got torch.{legacy}Tensor "
+                           f"following scalar types: Long, Int; but got {got} "
                            f"instead (while checking arguments for {fname})")
 
 
@@ -150,8 +150,7 @@ def _embedding_bag(xp, weight, indices, offsets, per_sample_weights=None,
     max_indices), torch's four results. (Tensors first, as the dispatcher wants; torch's
     schema puts per_sample_weights later.)"""
     if weight.dtype.kind != "f":
-        legacy = D.from_np(weight.dtype)._legacy   # (torch names bool/complex differently)
-        got = f"CPU{legacy}Type" if weight.dtype.kind in "bc" else f"torch.{legacy}Tensor"
+        got = D.type_string(D.from_np(weight.dtype))   # (bool, complex: CPUBoolType...)
         raise RuntimeError(f"Expected tensor for argument #1 'weight' to have one of the "
                            f"following scalar types: Half, BFloat16, Float, Double; but got "
                            f"{got} instead (while checking arguments for embedding_bag)")

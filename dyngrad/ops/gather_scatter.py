@@ -457,6 +457,9 @@ def _scatter_reduce(xp, self, index, src, dim, reduce, include_self=True):
                            f"{reduce}")
     if not index.size:
         return out
+    if out.dtype.kind == "u" and out.itemsize > 1:   # Note [Limited unsigned dtypes]
+        raise _not_implemented("scatter_gather_tensor_cpu" if kind in ("sum", "prod") else
+                               f"scatter_gather_tensor_cpu_reduce_{kind}", out.dtype)
     if not include_self:
         _scatter_into(out, index, _identity(kind, out.dtype), d)
     if (kind == "mean" and out.dtype.kind == "b") or (kind in ("amax", "amin")
@@ -635,6 +638,9 @@ def _nonzero_array(arr):
 def nonzero(input, *, out=None, as_tuple=False):
     """The indices of the nonzero elements: an (n, ndim) tensor, or one vector per dim."""
     from .creation import finish
+    if input.dtype in D.LIMITED_UNSIGNED:   # Note [Limited unsigned dtypes] in _promotion.py
+        from ._unsigned import refuse
+        raise refuse("nonzero_count_cpu", input.dtype)
     if as_tuple:
         if out is not None:
             raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")

@@ -111,7 +111,7 @@ def _histc(input, bins, min, max, out):
     lo, hi = min, max
     x = input._data.reshape(-1)
     if lo == hi and x.size:
-        if dtype.is_complex:
+        if dtype.is_complex or dtype in D.LIMITED_UNSIGNED:
             raise _not_implemented("aminmax_cpu", x.dtype)
         lo, hi = float(x.min()), float(x.max())
         if math.isnan(lo) or math.isnan(hi):   # (the reduction's NaN has its sign bit set)
@@ -122,7 +122,7 @@ def _histc(input, bins, min, max, out):
         raise RuntimeError(f"torch.histc: range of [{_fmt(lo)}, {_fmt(hi)}] is not finite")
     if not lo < hi:
         raise RuntimeError("torch.histc: max must be larger than min")
-    if dtype is D.bool_:
+    if dtype is D.bool_ or dtype in D.LIMITED_UNSIGNED:
         raise _not_implemented("linspace_cpu", x.dtype)   # (its bin edges come from linspace)
     if dtype.name not in _HALF_AND_FLOATS:
         raise _not_implemented("histogram_cpu", x.dtype)

@@ -66,7 +66,8 @@ def _tp_name(obj) -> str:
 # ---------------------------------------------------------------------------------------------
 _CTYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
           "int64": "int64_t", "float16": "double", "float32": "float", "float64": "double",
-          "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+          "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+          "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
 
 
 def checked_scalar(value, dtype: D.dtype):
@@ -564,6 +565,9 @@ def _index_put_array(dst, entries, value, accumulate=False, check_overlap=True):
         found = _masked_fill_target(dst.shape, entries, value)
         if found is not None:
             mask, d = found
+            if dtype in D.LIMITED_UNSIGNED:   # (torch runs masked_fill_, which has no kernel)
+                from ._unsigned import refuse
+                raise refuse("masked_fill", dtype)
             fill = checked_scalar(value.reshape(-1)[0].item(), dtype)
             dst[(slice(None),) * d + (mask,)] = fill
             return
@@ -579,6 +583,9 @@ def _index_put_array(dst, entries, value, accumulate=False, check_overlap=True):
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
                            f"{dtype._legacy} for the destination and "
                            f"{D.from_np(value.dtype)._legacy} for the source.")
+    if dtype in D.LIMITED_UNSIGNED:   # Note [Limited unsigned dtypes] in _promotion.py
+        from ._unsigned import refuse
+        raise refuse("index_put", dtype)
     _check_bounds(dst.shape, arrays, dims)
     idx = _np_index(arrays)
     if accumulate:
@@ -754,6 +761,9 @@ def _index_select(xp, self, index, dim):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
+    if self.ndim <= 1 and self.dtype.kind == "u" and self.itemsize > 1:
+        from ._unsigned import refuse   # torch's vector kernel has none for uint16/32/64
+        raise refuse("index_select", self.dtype)
     d = canonical_dim(dim, self.ndim)
     n = self.shape[d] if self.ndim else 1
     flat = index.reshape(-1)

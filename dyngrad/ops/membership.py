@@ -74,6 +74,12 @@ def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False
         structured_out_check(D.bool_, out)
     common = result_type(elements, test_elements).np
     a, b = _array(elements, common), _array(test_elements, common)
+    if common.kind == "u" and common.itemsize > 1 and isinstance(test_elements, Tensor) \
+            and a.size \
+            and b.size < int(10.0 * a.size ** 0.145):
+        # Note [Limited unsigned dtypes]: torch's sort-based path works, its loop has no kernel
+        from ._unsigned import refuse
+        raise refuse("isin_default_cpu", common)
     found = _xp.isin(a, b.reshape(-1), invert=bool(invert))
     result = wrap_plain(contiguous(_xp.asarray(found, dtype=bool).reshape(a.shape)))
     if out is not None:

@@ -361,6 +361,12 @@ def _clamp_check(xp, x, lo, hi, kernel_name):
                 return
             kernel_name = kernel_name.format("_min" if hi is None else "_max")
         raise _not_implemented(kernel_name.format(""), x.dtype)
+    if x.dtype.kind == "u" and x.dtype.itemsize > 1:   # Note [Limited unsigned dtypes]
+        if "scalar" in kernel_name:
+            one = "" if lo is not None and hi is not None else "_min" if hi is None else "_max"
+            raise _not_implemented(kernel_name.format(one), x.dtype)
+        raise _not_implemented("clamp_cpu" if lo is not None and hi is not None else
+                               "maximum_cpu" if hi is None else "minimum_cpu", x.dtype)
 
 
 def _clamp(xp, x, lo, hi):

@@ -104,6 +104,6 @@ def _random_default_bounds(d: D.dtype):
         return 0, 2 ** _digits(d)
     if d is D.bool_:
         return 0, 1
-    if d.category == D.INT:
+    if d.category == D.INT and d not in D.LIMITED_UNSIGNED:   # (those have no such kernel)
         return 0, int(xp.iinfo(d.np).max)
     raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for '{d._legacy}'")

@@ -196,7 +196,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     vals = [number(v) for v in (start, end, step)]
     floating = any(isinstance(v, (float, complex)) for v in vals)
     d = out_dtype(dtype, out, D.get_default_dtype() if floating else D.int64)
-    if d is D.bool_ or d.category == D.COMPLEX:
+    if d is D.bool_ or d.category == D.COMPLEX or d in D.LIMITED_UNSIGNED:
         raise _not_implemented("arange_cpu", d)
     s, e, st = (float(checked_scalar(v, D.float64)) for v in vals)
     if st == 0:
@@ -310,6 +310,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         arr = alloc((0,), d.np)
     elif n == 1:                 # torch: result.fill_(start)
         arr = alloc((1,), d.np, fill=fill_array(checked_scalar(s, d), d))
+    elif d in D.LIMITED_UNSIGNED:   # (no kernel: Note [Limited unsigned dtypes])
+        raise _not_implemented("linspace_cpu", d)
     else:
         arr = _linspace_values(_in_dtype(s, d), _in_dtype(e, d), n, d)
     return finish_range(arr, requires_grad, device, out)
@@ -356,6 +358,8 @@ def logspace(start, end, steps, base=None, *, out=None, dtype=None, layout=None,
         else:
             value = float(xp.power(base, float(checked_scalar(s, D.float64))))
         arr = alloc((1,), d.np, fill=fill_array(checked_scalar(value, d), d))
+    elif d in D.LIMITED_UNSIGNED:
+        raise _not_implemented("logspace_cpu", d)
     else:
         arr = _logspace_values(_in_dtype(s, d), _in_dtype(e, d), n, base, d)
     return finish_range(arr, requires_grad, device, out)

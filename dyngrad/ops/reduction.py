@@ -486,6 +486,9 @@ any = _logical_variants("any")
 
 
 def _count_nonzero(xp, x, dim):
+    if x.dtype.kind == "u" and x.itemsize > 1 and (dim is None or dim == () or dim == []):
+        from ._unsigned import refuse   # (over given dims torch sums ``x != 0``, which works)
+        raise refuse("nonzero_count_cpu", x.dtype)
     return dense(xp, xp.asarray(xp.count_nonzero(x, axis=_dims(dim, x.ndim)), xp.int64))
 
 

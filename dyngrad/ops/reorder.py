@@ -117,9 +117,24 @@ def _dim_of(shape, dim: int) -> int:
 @defop("flip", node="FlipBackward0", promote=Promote.NONE, variants=())
 def _flip(xp, self, dims):
     axes = canonical_dims(dims, self.ndim)
+    if self.dtype.kind == "u" and self.itemsize > 1 and self.size > 1:
+        _unsigned_flip_check(self, axes)
     flipped = xp.flip(self, axis=axes) if self.ndim else self
     return copy_with_strides(flipped, self.dtype,
                              preserve_strides(self.shape, _elem_strides(self)))
+
+
+def _unsigned_flip_check(arr, axes) -> None:
+    """torch flips uint16/32/64 only where no kernel of the dtype is needed: when the
+    innermost dim in memory is not reversed, rows are copied whole (Note [Limited unsigned
+    dtypes] in _promotion.py)."""
+    moving = [a for a in axes if arr.shape[a] > 1 and arr.strides[a] != 0]
+    if moving:
+        inner = min((a for a in range(arr.ndim) if arr.shape[a] > 1),
+                    key=lambda a: abs(arr.strides[a]))
+        if inner in moving:
+            from ._unsigned import refuse
+            raise refuse("flip_cpu", arr.dtype)
 
 
 @_flip.backward
@@ -223,6 +238,8 @@ def _rot90(xp, self, k=1, dims=(0, 1)):
         return xp.array(self, order="C", copy=True)
     # ATen: k=1 flips d1 then transposes, k=2 flips both, k=3 flips d0 then transposes
     axes = {1: (d1,), 2: (d0, d1), 3: (d0,)}[k]
+    if self.dtype.kind == "u" and self.itemsize > 1 and self.size > 1:
+        _unsigned_flip_check(self, axes)   # (ATen's flip)
     flipped = copy_with_strides(xp.flip(self, axis=axes), self.dtype,
                                 preserve_strides(self.shape, _elem_strides(self)))
     return flipped if k == 2 else xp.swapaxes(flipped, d0, d1)

@@ -507,7 +507,8 @@ def _type_name(t) -> str:
     name = _TYPE_NAMES.get(t._data.dtype)
     if name is None:
         legacy = t.dtype._legacy
-        if legacy in ("Bool", "ComplexFloat", "ComplexDouble", "BFloat16"):
+        if legacy in ("Bool", "ComplexFloat", "ComplexDouble", "BFloat16", "UInt16", "UInt32",
+                      "UInt64"):
             name = f"CPU{legacy}Type"
         else:
             name = f"torch.{legacy}Tensor"

@@ -163,6 +163,16 @@ def _storer(d: D.dtype):
                 return bool(v)
             return bool(operator.index(v))
         return store
+    if d is D.uint64:   # unpacked as an unsigned long long: Python ints alone
+        def store(v):
+            if not isinstance(v, int):
+                raise TypeError("an integer is required")
+            if v < 0:
+                raise OverflowError("can't convert negative int to unsigned")
+            if v >= 2 ** 64:
+                raise OverflowError("int too big to convert")
+            return v
+        return store
     lo, hi = _int_limits(d)
 
     def store(v):
@@ -196,6 +206,8 @@ def _fast_from_lists(data, sizes, d: D.dtype, types):
         return None
     if list(arr.shape) != sizes:
         return None
+    if d is D.uint64 and arr.size and arr.min() < 0:
+        return None   # (the element-by-element path raises torch's OverflowError)
     if cat == D.INT and d is not D.int64 and arr.size:
         lo, hi = _int_limits(d)
         if lo == 0:
@@ -237,7 +249,7 @@ def _from_sequence(data, dtype):
             rec(item, dim + 1)
 
     rec(data, 0)
-    arr = xp.array(flat, dtype=_WORK[d.category]).reshape(sizes)
+    arr = xp.array(flat, dtype=xp.uint64 if d is D.uint64 else _WORK[d.category]).reshape(sizes)
     return cast_array(arr, d.np)
 
 
@@ -248,9 +260,6 @@ def _check_numpy(arr, warn_if_not_writeable: bool) -> None:
                          "order. Conversion between byte orders is currently not supported.")
     if arr.dtype not in D._FROM_NP:
         kind = f"numpy.{arr.dtype.type.__name__}"
-        if arr.dtype.kind == "u":
-            raise TypeError(f"can't convert np.ndarray of type {kind}: dyngrad has no "
-                            f"{arr.dtype.name} dtype")
         raise TypeError(f"can't convert np.ndarray of type {kind}. The only supported types "
                         "are: float64, float32, float16, complex64, complex128, int64, int32, "
                         "int16, int8, uint64, uint32, uint16, uint8, and bool.")

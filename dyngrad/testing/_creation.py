@@ -13,7 +13,7 @@ from typing import Optional
 
 from .. import _dtypes as D
 
-_INTEGRAL = (D.uint8, D.int8, D.int16, D.int32, D.int64)
+_INTEGRAL = (D.uint8, D.int8, D.int16, D.int32, D.int64, D.uint16, D.uint32, D.uint64)
 _BOOL_OR_INTEGRAL = (D.bool_, *_INTEGRAL)
 _FLOATING = (D.float16, D.float32, D.float64)
 _COMPLEX = (D.complex64, D.complex128)

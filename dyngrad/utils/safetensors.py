@@ -29,8 +29,9 @@ import dyngrad
 
 __all__ = ["save", "save_file", "load", "load_file"]
 
-# safetensors dtype codes dyngrad can hold; the others (BF16, F8_*, U16/U32/U64 …) it cannot
-_KNOWN_CODES = {"BOOL", "U8", "I8", "I16", "I32", "I64", "F16", "F32", "F64", "C64"}
+# safetensors dtype codes dyngrad can hold; the others (BF16, F8_* …) it cannot
+_KNOWN_CODES = {"BOOL", "U8", "I8", "I16", "I32", "I64", "F16", "F32", "F64", "C64", "U16", "U32",
+                "U64"}
 
 
 def _numpy_api():
@@ -102,7 +103,7 @@ def _check_header(header: dict) -> None:
                if k != "__metadata__" and v["dtype"] not in _KNOWN_CODES}
     if unknown:
         raise TypeError(f"dyngrad cannot hold the dtypes of these tensors: {unknown} (dyngrad "
-                        "has no bfloat16, float8 or unsigned types above uint8); convert them, "
+                        "has no bfloat16 or float8 types); convert them, "
                         "e.g. to float32, before saving")
 
 
