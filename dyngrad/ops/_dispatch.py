@@ -58,6 +58,7 @@ from ._record import _record, _record_one, _requires_grad
 from ._record import _NOT_SAVED, _edge, _saved_input, saved_inputs
 from ..autograd.graph import _next_sequence_nr
 from ..autograd import saved as _saved_module
+from . import _arg_parser
 
 _grad_state = _gm._state
 _fw_state = _fwad._state   # Note [Forward AD in the dispatcher]
@@ -257,17 +258,25 @@ _gm.on_mode_change = _update_fast_off
 
 def call(spec, *args, **kwargs):
     """``OpSpec.__call__``: ``_run(spec, args, kwargs)`` written out for the out-of-place call,
-    one frame less for every op a formula or a composite calls."""
-    if _profiling:
-        return _run(spec, args, kwargs)
-    if spec.fast:
-        if not kwargs and len(args) == spec.n_inputs:
-            t = spec.fast_path(*args)
-            if t is not None:
-                return t
-    elif spec.view:
-        return _run_view(spec, args, kwargs)
-    return _run_general(spec, args, kwargs, None)
+    one frame less for every op a formula or a composite calls. A call that fails gets torch's
+    TypeError where its arguments suit none of torch's overloads (Note [Parser errors] in
+    _arg_parser.py; the try block costs nothing while nothing is raised)."""
+    try:
+        if _profiling:
+            return _run(spec, args, kwargs)
+        if spec.fast:
+            if not kwargs and len(args) == spec.n_inputs:
+                t = spec.fast_path(*args)
+                if t is not None:
+                    return t
+        elif spec.view:
+            return _run_view(spec, args, kwargs)
+        return _run_general(spec, args, kwargs, None)
+    except Exception as e:
+        err = _arg_parser.explain(spec.base, args, kwargs, False, e)
+        if err is None:
+            raise
+        raise err from None
 
 
 def _run(spec, args, kwargs, inplace_target=None, inplace=False):
@@ -765,6 +774,12 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
 
     if kwargs and kwargs.get("dtype") is not None:
         res_dt = kwargs["dtype"].np   # an explicit dtype= decides the result type
+        if kwargs["dtype"] in D.LIMITED_UNSIGNED:   # Note [Limited unsigned dtypes]
+            from ._unsigned import check_dtype_arg
+            check_dtype_arg(spec, kwargs["dtype"])
+    if out is not None and out.dtype in D.LIMITED_UNSIGNED:
+        from ._unsigned import check_dtype_arg
+        check_dtype_arg(spec, out.dtype)
     if _fw_state.active:   # an op without forward AD fails before any other check, as in torch
         _fwad.check_supported(spec, inputs)
     if grad_in and spec.non_differentiable and _grad_state.grad_enabled:

@@ -18,8 +18,6 @@ directly into ``self``'s memory then (see ``_fill_expanded``).
 """
 from __future__ import annotations
 
-import warnings
-
 from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import broadcast_error, broadcast_shapes, canonical_dim, shape_str
@@ -27,6 +25,7 @@ from ..backends import numpy_backend as _npb
 from . import shape as S
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
+from ._selection import warn_at_caller
 from .creation import number
 from .gather_scatter import _as_1d, _c10, _fill_value, check_bounds, tensor_arg
 
@@ -222,7 +221,7 @@ def _fill_expanded(self, name, line, values, write) -> bool:
     """
     if not _expanded(self):
         return False
-    warnings.warn(_FILL_WARNING.format(name, line), UserWarning, stacklevel=3)
+    warn_at_caller(_FILL_WARNING.format(name, line))
     from ..autograd import grad_mode
     if grad_mode.is_grad_enabled() and any(
             getattr(v, "requires_grad", False) for v in (self,) + values):

@@ -1,0 +1,240 @@
+"""The overloads of torch's functions and Tensor methods as its Python argument parser holds
+them, for the errors of Note [Parser errors] in _arg_parser.py.
+
+One entry per function: its overloads in torch's order, in torch's signature format (types
+``Tensor``, ``Scalar`` (printed ``Number``), ``int``, ``SymInt``, ``float``, ``bool``, ``str``,
+``dtype``, ``int[]``/``SymInt[]`` (``int[1]``: one int will do too), ``Tensor[]``, ``Device``,
+``Layout``, ``MemoryFormat``, ``Generator``; ``?``: None accepted; ``=default`` as printed).
+The Tensor method takes the function's overloads that start with ``Tensor input``, without it
+and without ``out=``; ``|fn`` marks an overload of the function alone, ``|method`` one of the
+method alone, ``|hidden`` one that torch accepts but does not list (deprecated). An in-place
+method with no entry of its own (``add_``) has its out-of-place method's overloads. The
+named-tensor (Dimname) overloads are left out: torch neither lists nor matches them.
+"""
+
+_F = ("dtype? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, "
+      "bool requires_grad=False")
+_LIKE = ("*, dtype? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, "
+         "bool? requires_grad=False, MemoryFormat? memory_format=None")
+_NEW = ("*, dtype? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, "
+        "bool? requires_grad=False")
+
+
+def _unary(*names):
+    return {n: (f"{n}(Tensor input, *, Tensor out=None)",) for n in names}
+
+
+def _compare(*names):
+    return {n: (f"{n}(Tensor input, Tensor other, *, Tensor out=None)",
+                f"{n}(Tensor input, Scalar other, *, Tensor out=None)") for n in names}
+
+
+def _binary(*names):
+    return {n: (f"{n}(Tensor input, Tensor other, *, Tensor out=None)",) for n in names}
+
+
+SIGNATURES = {
+    # -- creation ------------------------------------------------------------------------------
+    "zeros": (f"zeros(SymInt[] size, *, Tensor out=None, {_F})",),
+    "ones": (f"ones(SymInt[] size, *, Tensor out=None, {_F})",),
+    "empty": (f"empty(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor out=None, "
+              f"{_F})",),
+    "full": (f"full(SymInt[] size, Scalar fill_value, *, Tensor out=None, {_F})",),
+    "randn": (f"randn(SymInt[] size, *, Generator? generator, Tensor out=None, {_F})",
+              f"randn(SymInt[] size, *, Tensor out=None, {_F})"),
+    "rand": (f"rand(SymInt[] size, *, Generator? generator, Tensor out=None, {_F})",
+             f"rand(SymInt[] size, *, Tensor out=None, {_F})"),
+    "arange": (f"arange(Scalar end, *, Tensor out=None, {_F})",
+               f"arange(Scalar start, Scalar end, *, {_F})",
+               f"arange(Scalar start, Scalar end, Scalar step=1, *, Tensor out=None, {_F})"),
+    "randint": (f"randint(SymInt high, SymInt[] size, *, Generator? generator, "
+                f"Tensor out=None, {_F})",
+                f"randint(SymInt high, SymInt[] size, *, Tensor out=None, {_F})",
+                f"randint(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, "
+                f"Tensor out=None, {_F})",
+                f"randint(SymInt low, SymInt high, SymInt[] size, *, Tensor out=None, {_F})"),
+    "randperm": (f"randperm(SymInt n, *, Generator? generator, Tensor out=None, {_F})",
+                 f"randperm(SymInt n, *, Tensor out=None, {_F})"),
+    "linspace": tuple(f"linspace({a} start, {b} end, int steps, *, Tensor out=None, {_F})"
+                      for a, b in (("Tensor", "Tensor"), ("Scalar", "Tensor"),
+                                   ("Tensor", "Scalar"), ("Scalar", "Scalar"))),
+    "eye": (f"eye(SymInt n, *, Tensor out=None, {_F})",
+            f"eye(SymInt n, SymInt m, *, Tensor out=None, {_F})"),
+    "zeros_like": (f"zeros_like(Tensor input, {_LIKE})",),
+    "ones_like": (f"ones_like(Tensor input, {_LIKE})",),
+    "empty_like": (f"empty_like(Tensor input, {_LIKE})",),
+    "full_like": (f"full_like(Tensor input, Scalar fill_value, {_LIKE})",),
+    "new_zeros": (f"new_zeros(SymInt[] size, {_NEW})|method",),
+    "new_ones": (f"new_ones(SymInt[] size, {_NEW})|method",),
+    "new_empty": (f"new_empty(SymInt[] size, {_NEW})|method",),
+    "new_full": (f"new_full(SymInt[] size, Scalar fill_value, {_NEW})|method",),
+    # -- shape -----------------------------------------------------------------------------------
+    "view": ("view(dtype dtype)|method", "view(SymInt[] size)|method"),
+    "reshape": ("reshape(Tensor input, SymInt[] shape)",),
+    "permute": ("permute(Tensor input, int[] dims)",),
+    "transpose": ("transpose(Tensor input, int dim0, int dim1)",),
+    "unsqueeze": ("unsqueeze(Tensor input, int dim)",),
+    "squeeze": ("squeeze(Tensor input)", "squeeze(Tensor input, int dim)",
+                "squeeze(Tensor input, int[] dim)"),
+    "flatten": ("flatten(Tensor input, int start_dim=0, int end_dim=-1)",),
+    "expand": ("expand(SymInt[] size, *, bool implicit=False)|method",),
+    "repeat": ("repeat(SymInt[] repeats)|method",),
+    "narrow": ("narrow(Tensor input, int dim, Tensor start, SymInt length)",
+               "narrow(Tensor input, int dim, SymInt start, SymInt length)"),
+    "select": ("select(Tensor input, int dim, SymInt index)",),
+    "chunk": ("chunk(Tensor input, int chunks, int dim=0)",),
+    "cat": ("cat(Tensor[] tensors, int dim=0, *, Tensor out=None)",),
+    "stack": ("stack(Tensor[] tensors, int dim=0, *, Tensor out=None)",),
+    "gather": ("gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, "
+               "Tensor out=None)",),
+    "index_select": ("index_select(Tensor input, int dim, Tensor index, *, Tensor out=None)",),
+    "scatter": ("scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out=None)",
+                "scatter(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, "
+                "Tensor out=None)",
+                "scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor out=None)",
+                "scatter(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, "
+                "Tensor out=None)"),
+    "index_add": ("index_add(Tensor input, int dim, Tensor index, Tensor source, *, "
+                  "Scalar alpha=1, Tensor out=None)",),
+    "index_fill": ("index_fill(Tensor input, int dim, Tensor index, Tensor value)",
+                   "index_fill(Tensor input, int dim, Tensor index, Scalar value)"),
+    "masked_fill": ("masked_fill(Tensor input, Tensor mask, Tensor value)",
+                    "masked_fill(Tensor input, Tensor mask, Scalar value)"),
+    "masked_select": ("masked_select(Tensor input, Tensor mask, *, Tensor out=None)",),
+    "movedim": ("movedim(Tensor input, int source, int destination)",
+                "movedim(Tensor input, int[] source, int[] destination)"),
+    "flip": ("flip(Tensor input, int[] dims)",),
+    "roll": ("roll(Tensor input, SymInt[1] shifts, int[1] dims=[])",),
+    "diagonal": ("diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)",),
+    "diag": ("diag(Tensor input, int diagonal=0, *, Tensor out=None)",),
+    "tril": ("tril(Tensor input, int diagonal=0, *, Tensor out=None)",),
+    "triu": ("triu(Tensor input, int diagonal=0, *, Tensor out=None)",),
+    "unbind": ("unbind(Tensor input, int dim=0)",),
+    "t": ("t(Tensor input)",),
+    "broadcast_to": ("broadcast_to(Tensor input, SymInt[] size)",),
+    "tile": ("tile(Tensor input, SymInt[] dims)",),
+    "expand_as": ("expand_as(Tensor other)|method",),
+    "view_as": ("view_as(Tensor other)|method",),
+    "reshape_as": ("reshape_as(Tensor other)|method",),
+    "type_as": ("type_as(Tensor other)|method",),
+    "repeat_interleave": (
+        "repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, "
+        "SymInt? output_size=None)",
+        "repeat_interleave(Tensor repeats, *, SymInt? output_size=None)|fn",
+        "repeat_interleave(Tensor input, SymInt repeats, int? dim=None, *, "
+        "SymInt? output_size=None)"),
+    # -- reductions ------------------------------------------------------------------------------
+    "sum": ("sum(Tensor input, *, dtype? dtype=None)",
+            "sum(Tensor input, int[1]? dim, bool keepdim=False, *, dtype? dtype=None, "
+            "Tensor out=None)"),
+    "mean": ("mean(Tensor input, *, dtype? dtype=None, Tensor out=None)",
+             "mean(Tensor input, int[1]? dim, bool keepdim=False, *, dtype? dtype=None, "
+             "Tensor out=None)"),
+    "prod": ("prod(Tensor input, *, dtype? dtype=None)",
+             "prod(Tensor input, int dim, bool keepdim=False, *, dtype? dtype=None, "
+             "Tensor out=None)"),
+    "max": ("max(Tensor input, *, Tensor out=None)",
+            "max(Tensor input, Tensor other, *, Tensor out=None)",
+            "max(Tensor input, int dim, bool keepdim=False, *, Tensor[] out=None)"),
+    "min": ("min(Tensor input, *, Tensor out=None)",
+            "min(Tensor input, Tensor other, *, Tensor out=None)",
+            "min(Tensor input, int dim, bool keepdim=False, *, Tensor[] out=None)"),
+    "argmax": ("argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)",),
+    "argmin": ("argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)",),
+    "amax": ("amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)",),
+    "amin": ("amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)",),
+    "cumsum": ("cumsum(Tensor input, int dim, *, dtype? dtype=None, Tensor out=None)",),
+    "cumprod": ("cumprod(Tensor input, int dim, *, dtype? dtype=None, Tensor out=None)",),
+    "logsumexp": ("logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, "
+                  "Tensor out=None)",),
+    "std": ("std(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, "
+            "Tensor out=None)",
+            "std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, "
+            "bool keepdim=False, Tensor out=None)",
+            "std(Tensor input, bool unbiased=True)"),
+    "var": ("var(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, "
+            "Tensor out=None)",
+            "var(Tensor input, int[1]? dim=None, *, Scalar? correction=None, "
+            "bool keepdim=False, Tensor out=None)",
+            "var(Tensor input, bool unbiased=True)"),
+    "all": ("all(Tensor input, *, Tensor out=None)",
+            "all(Tensor input, int[1]? dim=None, bool keepdim=False, *, Tensor out=None)",
+            "all(Tensor input, int dim, bool keepdim=False, *, Tensor out=None)"),
+    "any": ("any(Tensor input, *, Tensor out=None)",
+            "any(Tensor input, int[1]? dim=None, bool keepdim=False, *, Tensor out=None)",
+            "any(Tensor input, int dim, bool keepdim=False, *, Tensor out=None)"),
+    "softmax": ("softmax(Tensor input, int dim, dtype? dtype=None)",),
+    "log_softmax": ("log_softmax(Tensor input, int dim, dtype? dtype=None)",),
+    "topk": ("topk(Tensor input, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, "
+             "Tensor[] out=None)",),
+    "sort": ("sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, "
+             "Tensor[] out=None)",
+             "sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[] out=None)"),
+    "argsort": ("argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, "
+                "Tensor out=None)",
+                "argsort(Tensor input, int dim=-1, bool descending=False)"),
+    # -- pointwise -------------------------------------------------------------------------------
+    "add": ("add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)",
+            "add(Tensor input, Scalar alpha, Tensor other, *, Tensor out=None)|hidden"),
+    "sub": ("sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)",
+            "sub(Tensor input, Scalar alpha, Tensor other, *, Tensor out=None)|hidden"),
+    "mul": ("mul(Tensor input, Tensor other, *, Tensor out=None)",),
+    "div": ("div(Tensor input, Tensor other, *, Tensor out=None)",
+            "div(Tensor input, Tensor other, *, str? rounding_mode, Tensor out=None)",
+            "div(Tensor input, Scalar other, *, str? rounding_mode)"),
+    "pow": ("pow(Tensor input, Tensor exponent, *, Tensor out=None)",
+            "pow(Scalar self, Tensor exponent, *, Tensor out=None)",
+            "pow(Tensor input, Scalar exponent, *, Tensor out=None)"),
+    "clamp": ("clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor out=None)",
+              "clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor out=None)"),
+    "clamp_": ("clamp_(Tensor input, Tensor? min=None, Tensor? max=None)",
+               "clamp_(Tensor input, Scalar? min=None, Scalar? max=None)"),
+    "where": ("where(Tensor condition)|fn",
+              "where(Tensor condition, Tensor input, Tensor other, *, Tensor out=None)|fn",
+              "where(Tensor condition, Scalar self, Tensor other)|fn",
+              "where(Tensor condition, Tensor input, Scalar other)|fn",
+              "where(Tensor condition, Scalar self, Scalar other)|fn",
+              "where(Tensor condition, Tensor other)|method",
+              "where(Tensor condition, Scalar other)|method"),
+    "lerp": ("lerp(Tensor input, Tensor end, Tensor weight, *, Tensor out=None)",
+             "lerp(Tensor input, Tensor end, Scalar weight, *, Tensor out=None)"),
+    "fill_": ("fill_(Tensor input, Tensor value)", "fill_(Tensor input, Scalar value)"),
+    "zero_": ("zero_(Tensor input)",),
+    "copy_": ("copy_(Tensor other, bool non_blocking=False)|method",),
+    "round": ("round(Tensor input, *, Tensor out=None)",
+              "round(Tensor input, *, int decimals, Tensor out=None)"),
+    "nan_to_num": ("nan_to_num(Tensor input, float? nan=None, float? posinf=None, "
+                   "float? neginf=None, *, Tensor out=None)",),
+    "diff": ("diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, "
+             "Tensor? append=None, *, Tensor out=None)",),
+    # -- products --------------------------------------------------------------------------------
+    "matmul": ("matmul(Tensor input, Tensor other, *, Tensor out=None)",),
+    "mm": ("mm(Tensor input, Tensor mat2, *, Tensor out=None)",
+           "mm(Tensor input, Tensor mat2, dtype out_dtype, *, Tensor out=None)|fn"),
+    "bmm": ("bmm(Tensor input, Tensor mat2, *, Tensor out=None)",
+            "bmm(Tensor input, Tensor mat2, dtype out_dtype, *, Tensor out=None)|fn"),
+    "dot": ("dot(Tensor input, Tensor tensor, *, Tensor out=None)",),
+    "outer": ("outer(Tensor input, Tensor vec2, *, Tensor out=None)",),
+    "addmm": ("addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, "
+              "Tensor out=None)",
+              "addmm(Tensor input, Tensor mat1, Tensor mat2, dtype out_dtype, *, "
+              "Scalar beta=1, Scalar alpha=1, Tensor out=None)|fn"),
+    "baddbmm": ("baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, "
+                "Scalar alpha=1, Tensor out=None)",
+                "baddbmm(Tensor input, Tensor batch1, Tensor batch2, dtype out_dtype, *, "
+                "Scalar beta=1, Scalar alpha=1, Tensor out=None)|fn"),
+    # -- other -----------------------------------------------------------------------------------
+    "clone": ("clone(Tensor input, *, MemoryFormat? memory_format=None)",),
+    "detach": ("detach(Tensor input)",),
+    "nonzero": ("nonzero(Tensor input, *, Tensor out=None)",
+                "nonzero(Tensor input, *, bool as_tuple)"),
+    "allclose": ("allclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, "
+                 "bool equal_nan=False)",),
+    "equal": ("equal(Tensor input, Tensor other)",),
+    **_unary("abs", "exp", "sigmoid", "tanh", "sqrt", "neg", "floor", "log", "sign", "square",
+             "sin", "cos", "ceil", "trunc", "log2", "log10", "rsqrt", "reciprocal", "exp2",
+             "expm1", "log1p", "frac"),
+    **{n: (f"{n}(Tensor input)",) for n in ("relu", "isnan")},
+    **_compare("eq", "ne", "lt", "le", "gt", "ge"),
+    **_binary("maximum", "minimum", "atan2"),
+}
