@@ -9,12 +9,13 @@ import sys as _sys
 from . import _dtypes
 from ._dtypes import (  # noqa: F401
     bool_ as bool, uint8, int8, int16, int32, int64, float16, float32, float64,
-    complex64, complex128, dtype, finfo, iinfo, get_default_dtype,
+    complex64, complex128, uint16, uint32, uint64, dtype, finfo, iinfo, get_default_dtype,
 )
 from ._device import device  # noqa: F401
 from ._promotion import promote_types, result_type, can_cast  # noqa: F401
 from ._tensor import (  # noqa: F401
-    Tensor, contiguous_format, channels_last, channels_last_3d, preserve_format,
+    Tensor, contiguous_format, channels_last, channels_last_3d, preserve_format, memory_format,
+    layout, strided,
 )
 from ._utils import Size, broadcast_shapes  # noqa: F401
 from ._storage import Storage as UntypedStorage, TypedStorage  # noqa: F401
@@ -43,21 +44,21 @@ half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 cfloat, cdouble = complex64, complex128
 
-
-class _Layout:
-    def __repr__(self):
-        return "torch.strided"
-
-
-strided = _Layout()
 from ._legacy_types import *  # noqa: F401,F403,E402  (torch.FloatTensor, torch.LongTensor...)
-__version__ = "0.1.0"
+from ._legacy_types import legacy_storage_class as _legacy_storage_class  # noqa: E402
+Storage = FloatStorage  # noqa: F405  (torch.Storage: the default dtype's; set_default_dtype)
+from . import version, torch_version, types  # noqa: E402,F401
+from . import __future__  # noqa: E402,F401  (torch.__future__: Module conversion switches)
+from .torch_version import __version__  # noqa: E402,F401  (a TorchVersion: compares as one)
+from .cuda import OutOfMemoryError, AcceleratorError  # noqa: E402,F401
 
 
 def set_default_dtype(d) -> None:
     """Set the dtype of Python floats in new tensors (float32 or float64, as torch)."""
     _dtypes.set_default_dtype(d)
     _ops._registry.clear_dtype_caches()
+    global Storage
+    Storage = _legacy_storage_class(get_default_dtype())
 
 
 def is_tensor(obj):
@@ -68,9 +69,12 @@ def numel(input) -> int:
     return input.numel()
 
 
-globals().update({k: v for k, v in _ops.FUNCTIONS.items() if "." not in k})
-_ops._registry.picklable_by_name(__name__, {k: v for k, v in _ops.FUNCTIONS.items()
-                                            if "." not in k})
+# (Note [Parser errors] in ops/_arg_parser.py: Python functions get a frame wording failures)
+_published = _ops._arg_parser.published({k: v for k, v in _ops.FUNCTIONS.items()
+                                         if "." not in k})
+globals().update(_published)
+_ops._registry.picklable_by_name(__name__, _published)
+del _published
 _install_methods(_ops.METHODS)
 _install_operators()
 
@@ -82,5 +86,6 @@ from ._constants import e, inf, nan, newaxis, pi  # noqa: E402,F401  (math's flo
 from . import testing  # noqa: E402,F401  (torch.testing: assert_close, make_tensor)
 from .utils import dlpack as _utils_dlpack  # noqa: E402,F401  (torch.utils.dlpack after import)
 from . import profiler  # noqa: E402,F401  (torch.profiler works after `import torch`)
+from . import multiprocessing  # noqa: E402,F401  (torch.multiprocessing: registers its reducers)
 from . import compiler  # noqa: E402,F401  (torch.compiler; compile runs eagerly)
 from .compiler import compile  # noqa: E402,F401,A001  (torch.compile)

@@ -424,6 +424,13 @@ _STORAGES = {d: _LegacyStorageMeta(f"{d._legacy}Storage", (TypedStorage,), {
     "__module__": "dyngrad", "__new__": _construct_storage, "_dtype": d})
     for d in _STORAGE_DTYPES}
 
+
+def legacy_storage_class(dtype):
+    """The legacy storage class of `dtype` (``Tensor.storage_type()``, and ``torch.Storage``
+    for the default dtype); None for a dtype that has none."""
+    return _STORAGES.get(dtype)
+
+
 FloatStorage = _STORAGES[D.float32]
 DoubleStorage = _STORAGES[D.float64]
 HalfStorage = _STORAGES[D.float16]

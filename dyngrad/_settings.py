@@ -19,7 +19,8 @@ __all__ = ["set_num_threads", "get_num_threads", "set_num_interop_threads",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "set_warn_always",
            "is_warn_always_enabled", "set_flush_denormal", "set_default_device",
            "get_default_device", "typename", "is_storage", "compiled_with_cxx11_abi",
-           "init_num_threads", "get_device_module"]
+           "init_num_threads", "get_device_module", "has_lapack", "has_spectral", "has_mkl",
+           "has_openmp"]
 
 
 class _State:
@@ -289,3 +290,12 @@ def is_storage(obj, /) -> bool:
 def compiled_with_cxx11_abi() -> bool:
     """True, as torch's binaries answer; dyngrad has no C++ part."""
     return True
+
+
+# What the build has, as torch reports it. dyngrad's answers are its own: linear algebra runs on
+# NumPy's LAPACK (torch.linalg works) and FFTs on NumPy's pocketfft (torch.fft works); MKL and
+# OpenMP are not used (torch.backends.mkldnn.is_available() is False for the same reason).
+has_lapack = True
+has_spectral = True
+has_mkl = False
+has_openmp = False

@@ -15,6 +15,10 @@ import warnings
 
 from . import _dtypes as D
 from ._device import CPU
+from ._formats import (  # noqa: F401  (torch.memory_format and torch.layout)
+    memory_format, layout, contiguous_format, channels_last, channels_last_3d, preserve_format,
+    strided,
+)
 from ._storage import Storage
 from ._utils import Size, canonical_dim, contiguous_strides
 from .autograd import grad_mode as _gm
@@ -26,25 +30,6 @@ _ndarray = _npb.ndarray
 
 _grad_state = _gm._state
 _new = object.__new__
-
-
-class _MemoryFormat:
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self) -> str:
-        return "torch." + self.name
-
-    def __reduce__(self):
-        return self.name
-
-
-contiguous_format = _MemoryFormat("contiguous_format")
-channels_last = _MemoryFormat("channels_last")
-channels_last_3d = _MemoryFormat("channels_last_3d")
-preserve_format = _MemoryFormat("preserve_format")
 
 
 def channels_last_strides(shape) -> tuple:
@@ -93,6 +78,7 @@ class Tensor:
     _view_version = None       # a view: the storage version its grad_fn was made at
     _view_creation = 0         # a view: how it was made (autograd/views.py, CreationMeta)
     _rg_inherited = False      # a view requiring grad only because its base does
+    _grad_dtype = ...          # a leaf's grad_dtype once set: a dtype, or None for any
 
     # Tensor() / Tensor(data) / Tensor(*sizes) / Tensor(tensor): torch's legacy constructor, in
     # the default dtype (see Note [Legacy tensor types] in _legacy_types.py).
@@ -158,7 +144,6 @@ class Tensor:
 
     @property
     def layout(self):
-        from . import strided
         return strided
 
     def element_size(self) -> int:
@@ -304,7 +289,8 @@ class Tensor:
                 "a computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
         if value and self._data.dtype.kind not in "fc":
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
         self._requires_grad = bool(value)
         if self._rg_inherited:
             del self._rg_inherited
@@ -314,6 +300,8 @@ class Tensor:
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         if self.grad_fn is not None and requires_grad:
             return self   # already requires grad: torch allows this on non-leaves
+        if requires_grad and self._data.dtype.kind not in "fc":   # (the setter's words differ)
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -428,17 +416,17 @@ class Tensor:
                     f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
                     f"tensor of size '{list(self._data.shape)}'. Please ensure that the "
                     "gradient and the tensor are the same size")
-            if value._data.dtype != self._data.dtype:
-                want = D._FROM_NP[self._data.dtype]._legacy
-                got = {"float64": "double", "float32": "float", "float16": "half"}.get(
-                    value.dtype.name, value.dtype.name)
+            want = self._data.dtype if self._grad_dtype is ... else (
+                None if self._grad_dtype is None else self._grad_dtype.np)
+            if want is not None and value._data.dtype != want:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{got}' to a tensor with "
-                    f"grad_dtype '{want}'. The gradient must match the tensor's grad_dtype "
-                    "(defaults to the tensor's dtype). You can set the tensor's grad_dtype "
-                    "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype "
-                    "with caution. Diverging the dtypes of a tensor and its gradient may break "
-                    "downstream systems that assume they match.")
+                    f"attempting to assign a gradient with dtype "
+                    f"'{_ops.creation.TYPEMETA_NAME[value.dtype]}' to a tensor with grad_dtype "
+                    f"'{D._FROM_NP[want]._legacy}'. The gradient must match the tensor's "
+                    "grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
+                    "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
+                    "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
+                    "may break downstream systems that assume they match.")
         self._grad = value
 
     @grad.deleter
@@ -503,6 +491,8 @@ class Tensor:
         return self._data.tolist()
 
     def __float__(self) -> float:
+        if self._requires_grad:
+            _warn_once_at_caller(_SCALAR_OF_REQUIRES_GRAD)
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return float(_ops.creation.checked_scalar(self.item(), D.float64))  # torch's errors
@@ -510,10 +500,13 @@ class Tensor:
     def __int__(self) -> int:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        v = self.item()
-        return int(_ops.creation.checked_scalar(v, D.int64) if self.is_complex() else v)
+        v = self.item()   # (torch converts through int64: a uint64 above its range overflows)
+        return int(_ops.creation.checked_scalar(v, D.int64)
+                   if self.is_complex() or self._data.dtype.kind == "u" else v)
 
     def __complex__(self) -> complex:
+        if self._requires_grad:
+            _warn_once_at_caller(_SCALAR_OF_REQUIRES_GRAD)
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return complex(self.item())
@@ -522,13 +515,13 @@ class Tensor:
         if self._data.size != 1:
             what = "no values" if self._data.size == 0 else "more than one value"
             raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
-        return bool(self.item())
+        return bool(int(self) if self._data.dtype.kind == "u" else self.item())
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an "
                             "index")
-        return int(self.item())
+        return int(self)
 
     def __len__(self) -> int:
         if self._data.ndim == 0:
@@ -551,15 +544,6 @@ class Tensor:
         if self._data.ndim == 0:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
-
-    def __reduce_ex__(self, protocol):
-        return (_rebuild, (self._data.copy(), self._requires_grad))
-
-    def __deepcopy__(self, memo):
-        t = _wrap(self._data.copy())
-        t._requires_grad = self._requires_grad
-        memo[id(self)] = t
-        return t
 
     __array_priority__ = 1000  # numpy defers `ndarray op Tensor` to the Tensor's reflected op
 
@@ -640,6 +624,7 @@ def _wrap(arr) -> Tensor:
 
 
 def _rebuild(arr, requires_grad):
+    """A tensor from a pickle dyngrad made before ``_tensor_protocols.__reduce_ex__``."""
     t = _wrap(arr)
     t._requires_grad = requires_grad
     return t
@@ -709,7 +694,23 @@ def _method_position(err: TypeError, spec, name=None) -> TypeError:
 METHOD_CODES: set = set()   # the code of the functions installed as methods themselves
 
 
+def _method_error(e, spec, name, args, kwargs, as_called=None):
+    """The error a method call that raised `e` should raise instead, or None to re-raise `e`:
+    torch's parser error where the arguments suit none of the method's overloads (Note [Parser
+    errors] in ops/_arg_parser.py), else a TypeError recounted for the method (named
+    `as_called` where that is not the op's name: ``add_``)."""
+    err = _arg_parser.explain(name, args, kwargs, True, e, depth=3)
+    if err is not None:
+        return err
+    if isinstance(e, TypeError):
+        err = _method_position(e, spec, as_called)
+        return None if err is e else err
+    return None
+
+
 def _as_method(fn, name):
+    # (each method runs its op in a try block, free while nothing is raised; on failure,
+    # _method_error words the error as torch's parser would)
     if isinstance(fn, _registry.OpSpec):       # one frame less on the hot path
         spec, run = fn, _dispatch._run
         if spec.fast and spec.n_inputs == 1:
@@ -720,61 +721,79 @@ def _as_method(fn, name):
                     return fast(self)
                 try:
                     return run(spec, (self,) + args, kwargs)
-                except TypeError as e:
-                    raise _method_position(e, spec) from None
+                except Exception as e:
+                    err = _method_error(e, spec, name, args, kwargs)
+                    if err is None:
+                        raise
+                    raise err from None
         elif spec.fast and spec.n_inputs == 2:   # Tensor.mm(m), Tensor.mul(y)...
-            def otherwise(a, b):
-                try:
-                    return run(spec, (a, b), {})
-                except TypeError as e:
-                    raise _method_position(e, spec) from None
-            fast2 = _dispatch.binary_fast_path(spec, otherwise)
+            fast2 = _dispatch.binary_fast_path(spec, lambda a, b: run(spec, (a, b), {}))
 
             def method(self, *args, **kwargs):
-                if len(args) == 1 and not kwargs:
-                    return fast2(self, args[0])
                 try:
+                    if len(args) == 1 and not kwargs:
+                        return fast2(self, args[0])
                     return run(spec, (self,) + args, kwargs)
-                except TypeError as e:
-                    raise _method_position(e, spec) from None
+                except Exception as e:
+                    err = _method_error(e, spec, name, args, kwargs)
+                    if err is None:
+                        raise
+                    raise err from None
         elif spec.array_view is not None:   # Tensor.t(): the view, two frames from here
             fast_view = _dispatch.fast_view
 
             def method(self, *args, **kwargs):
-                if not kwargs and not _dispatch._fast_off:
-                    out = fast_view(spec, self, args)
-                    if out is not None:
-                        return out
                 try:
+                    if not kwargs and not _dispatch._fast_off:
+                        out = fast_view(spec, self, args)
+                        if out is not None:
+                            return out
                     return run(spec, (self,) + args, kwargs)
-                except TypeError as e:
-                    raise _method_position(e, spec) from None
+                except Exception as e:
+                    err = _method_error(e, spec, name, args, kwargs)
+                    if err is None:
+                        raise
+                    raise err from None
         else:
             def method(self, *args, **kwargs):
                 try:
                     return run(spec, (self,) + args, kwargs)
-                except TypeError as e:
-                    raise _method_position(e, spec) from None
+                except Exception as e:
+                    err = _method_error(e, spec, name, args, kwargs)
+                    if err is None:
+                        raise
+                    raise err from None
     elif getattr(fn, "__func__", None) is _registry.OpSpec.call_inplace:   # Tensor.add_ ...
         spec, run = fn.__self__, _dispatch._run
 
         def method(self, *args, **kwargs):
             try:   # (call_inplace, written out: an optimizer's step makes many such calls)
                 return run(spec, (self,) + args, kwargs, self, True)
-            except TypeError as e:
-                raise _method_position(e, spec, name) from None
+            except Exception as e:
+                err = _method_error(e, spec, name, args, kwargs, name)
+                if err is None:
+                    raise
+                raise err from None
     elif type(fn) is types.FunctionType and fn.__name__ == name \
             and _registry.FUNCTIONS.get(name) is not fn:
         # a method torch has no function of: the Python function binds `self` by itself, no
-        # frame in between (nn/parameter.py's _used_in names its calls methods by its code)
+        # frame in between (nn/parameter.py's _used_in names its calls methods by its code),
+        # or one that words failures as torch's parser would (Note [Parser errors])
         METHOD_CODES.add(fn.__code__)
+        if _arg_parser.signatures(name, True):
+            fn = _arg_parser.explaining(fn, name, True)
+            METHOD_CODES.add(fn.__code__)
         return fn
     else:
         def method(self, *args, **kwargs):
             try:
                 return fn(self, *args, **kwargs)
-            except TypeError as e:
-                if e.__traceback__.tb_next is None:   # (from binding fn's own arguments)
+            except Exception as e:
+                err = _arg_parser.explain(name, args, kwargs, True, e)
+                if err is not None:
+                    raise err from None
+                if isinstance(e, TypeError) and e.__traceback__.tb_next is None:
+                    # (from binding fn's own arguments)
                     raise _method_extra_args(e, getattr(fn, "__name__", name), name,
                                              _signature(fn)) from None
                 raise
@@ -784,7 +803,7 @@ def _as_method(fn, name):
 
 
 from . import ops as _ops  # noqa: E402  (ops need the Tensor class first)
-from .ops import _dispatch, _registry  # noqa: E402
+from .ops import _arg_parser, _dispatch, _registry  # noqa: E402
 from .ops._selection import tensor_shape_cpp as _tensor_shape_cpp  # noqa: E402
 from .ops._selection import warn_once_at_caller as _warn_once_at_caller  # noqa: E402
 
@@ -794,10 +813,16 @@ _T_NOT_2D = ("The use of `x.T` on tensors of dimension other than 2 to reverse t
              "deprecated and it will throw an error in a future release. Consider `x.mT` to "
              "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
              "to reverse the dimensions of a tensor." + _tensor_shape_cpp(4314))
+_SCALAR_OF_REQUIRES_GRAD = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first. (Triggered internally at /__w/pytorch/pytorch/torch/"
+    "csrc/autograd/generated/python_variable_methods.cpp:822.)")
 
 _registry._bind_tensor_class(Tensor, _wrap)
 from . import _tensor_extras  # noqa: E402  (the rarer methods: registered like an op module's)
 _tensor_extras.install(Tensor)
+from . import _tensor_protocols  # noqa: E402  (in, reversed, as_subclass, grad_dtype...)
+_tensor_protocols.install(Tensor)
 
 # Python operators: (dunder, op in dyngrad.ops, how the operands are passed).
 # "reflected" swaps them (``2 - x`` is ``sub(2, x)``); ``__iadd__`` names the in-place ``add_``.
@@ -814,6 +839,8 @@ _OPERATORS = [
     ("__truediv__", "div", "binary"),
     ("__rtruediv__", "__rdiv__", "binary"),   # 2 / x is reciprocal(x) * 2, as torch
     ("__itruediv__", "div_", "binary"),
+    ("__div__", "div", "binary"),      # (Python 2's names, which torch keeps)
+    ("__idiv__", "div_", "binary"),
     ("__floordiv__", "floor_divide", "binary"),
     ("__rfloordiv__", "floor_divide", "reflected"),
     ("__ifloordiv__", "floor_divide_", "binary"),

@@ -19,6 +19,7 @@ import operator
 from functools import reduce
 
 from . import _dtypes as D
+from . import _shared_memory
 from ._promotion import Promote
 from ._storage import Storage, TypedStorage, warn_typed_storage_removal
 from ._utils import contiguous_strides
@@ -35,7 +36,9 @@ from .ops._selection import warn_at_caller
 _C10_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
               "int16": "short int", "int32": "int", "int64": "long int",
               "float16": "c10::Half", "float32": "float", "float64": "double",
-              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+              "uint16": "short unsigned int", "uint32": "unsigned int",
+              "uint64": "long unsigned int"}
 
 
 # -- legacy constructor (in _legacy_types.py) and resizes ---------------------------------
@@ -103,9 +106,9 @@ def is_shared(self) -> bool:
 
 
 def share_memory_(self):
-    """Marks the storage shared. CPU memory is not moved: dyngrad has no shared-memory pool
-    (torch moves it to a shared-memory file)."""
-    self.untyped_storage().share_memory_()
+    """Move the storage's bytes into memory shared between processes, with this tensor and
+    the views of it that can be found (Note [Shared memory] in _shared_memory.py)."""
+    _shared_memory.share_tensor(self)
     return self
 
 
@@ -271,10 +274,10 @@ def dim_order(self, *, ambiguity_check=False):
     """The dims from outermost to innermost in memory (torch's elementwise-output permutation).
     ``ambiguity_check=True`` raises when several orders fit (a size-1 dim, equal strides); a
     list of memory formats accepts a tensor that is contiguous in exactly one of them."""
-    from ._tensor import _MemoryFormat
+    from ._tensor import memory_format
     if not isinstance(ambiguity_check, bool) and (
             not isinstance(ambiguity_check, list)
-            or not all(isinstance(m, _MemoryFormat) for m in ambiguity_check)):
+            or not all(isinstance(m, memory_format) for m in ambiguity_check)):
         raise TypeError("The ambiguity_check argument must be a bool or a list of memory "
                         "formats.")
     sizes, strides = self.shape, self.stride()

@@ -12,6 +12,18 @@ import importlib.util
 _available = None
 
 
+class OutOfMemoryError(RuntimeError):
+    """Exception raised when device is out of memory"""
+
+    __module__ = "dyngrad"   # (torch.OutOfMemoryError, which torch.cuda's is)
+
+
+class AcceleratorError(RuntimeError):
+    """Exception raised while executing on device"""
+
+    __module__ = "dyngrad"   # (torch.AcceleratorError)
+
+
 def is_available() -> bool:
     """True when CuPy is installed and sees at least one GPU (CuPy is imported only then)."""
     global _available

@@ -132,6 +132,9 @@ class _Pickler(pickle.Pickler):
             # (lazy modules' placeholders, which hold no data, pickle themselves)
             args = (obj._storage_obj(), obj.dtype.name, obj._offset, tuple(obj.shape),
                     obj.stride(), obj._requires_grad)
+            if obj._backward_hooks and not _is_parameter(obj):   # (torch warns: not saved)
+                from .utils.hooks import warn_if_has_hooks
+                warn_if_has_hooks(obj)
             if type(obj) is Tensor:
                 return _rebuild_tensor, args
             plain = (_rebuild_tensor, args)

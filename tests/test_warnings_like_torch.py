@@ -216,6 +216,14 @@ CASES = {
     "scheduler_step_epoch": _scheduler_with_epoch,
     # deprecated ops (torch warns once)
     "chain_matmul": lambda L: L.chain_matmul(L.ones(2, 2), L.ones(2, 2)),
+    "float_of_requires_grad": lambda L: float(L.ones((), requires_grad=True)),
+    "float_of_non_leaf": lambda L: float(L.ones((), requires_grad=True) * 2),
+    "float_of_two_elements": lambda L: float(L.ones(2, requires_grad=True)),
+    "complex_of_requires_grad": lambda L: complex(L.ones((), requires_grad=True)),
+    "math_of_requires_grad": lambda L: __import__("math").exp(L.ones((), requires_grad=True)),
+    "tensor_of_requires_grad_scalars": lambda L: L.tensor([L.ones((), requires_grad=True)] * 2),
+    "int_item_bool_do_not_warn": lambda L: [f(L.ones((), requires_grad=True))
+                                            for f in (int, bool, lambda t: t.item())],
     "cholesky": lambda L: L.cholesky(L.eye(2)),
     "lu": lambda L: L.lu(L.eye(2)),
     "lu_solve": lambda L: L.lu_solve(L.ones(2, 1), *L.linalg.lu_factor(L.eye(2))),

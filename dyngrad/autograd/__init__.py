@@ -36,6 +36,13 @@ def _ops_creation():
     return _creation
 
 
+def is_view_replay_enabled() -> bool:
+    """False: a view modified in place gets its new grad_fn from its geometry (as_strided), as
+    torch does while view replay is off, its default; dyngrad has no switch to replay the view
+    ops instead (torch's ``_force_original_view_tracking``)."""
+    return False
+
+
 def _is_checkpoint_valid() -> bool:
     """False inside ``grad()`` / ``backward(inputs=)``, where reentrant checkpoint cannot run."""
     from .engine import is_checkpoint_valid

@@ -133,8 +133,10 @@ def _grad_for_leaf(variable, grad):
     """
     v = variable._data
     g = grad._data
+    # the leaf's dtype, unless its grad_dtype says otherwise (then the engine has cast to it)
+    dtype = v.dtype if variable._grad_dtype is ... else g.dtype
     want_strides = None if v.flags.c_contiguous else _dense_strides(v)
-    if (grad.grad_fn is None and sys.getrefcount(grad) <= _STEAL_REFS and g.dtype == v.dtype
+    if (grad.grad_fn is None and sys.getrefcount(grad) <= _STEAL_REFS and g.dtype == dtype
             and (want_strides is None and g.flags.c_contiguous or g.strides == want_strides)):
         if getattr(grad, "_base", None) is None:
             if grad._storage is None:
@@ -143,13 +145,15 @@ def _grad_for_leaf(variable, grad):
             return _tensor_module()._wrap(g)   # the same memory, as a tensor of its own
     _wrap = _tensor_module()._wrap
     if want_strides is None or v.flags.c_contiguous:
-        out = npb.xp.array(g, dtype=v.dtype, order="C")
-        if v.flags.c_contiguous and v.size and out.strides != v.strides:
+        out = npb.xp.array(g, dtype=dtype, order="C")
+        strides = v.strides if dtype == v.dtype else tuple(
+            s // v.itemsize * out.itemsize for s in v.strides)
+        if v.flags.c_contiguous and v.size and out.strides != strides:
             # the leaf's size-1 dim has a stride of its own (NumPy calls it C-contiguous all
             # the same): torch gives the new gradient the leaf's strides, that one included
-            out = npb.xp.ndarray(out.shape, out.dtype, out, 0, v.strides)
+            out = npb.xp.ndarray(out.shape, out.dtype, out, 0, strides)
         return _wrap(out)
-    out = npb.strided(npb.xp.empty(v.size, v.dtype), v.shape,
+    out = npb.strided(npb.xp.empty(v.size, dtype), v.shape,
                       tuple(s // v.itemsize for s in want_strides), 0)
     out[...] = g
     return _wrap(out)
@@ -420,6 +424,8 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                     fn.variable, "_backward_hooks", None):
                 # a leaf without hooks: hand its gradient over with no other reference left in
                 # this frame, so accumulate_grad can tell whether anyone else holds it
+                if fn.variable._grad_dtype is not ...:
+                    g = _leaf_grad(fn.variable, g)
                 if g is not None:
                     accumulate_grad(fn.variable, g)
                     g = None
@@ -559,6 +565,8 @@ def _run_node(fn, grads, captures, captured, must, retain_graph):
     hooked = fn._hooked
     # 1. tensor pre-hooks (Tensor.register_hook), then retain_grad
     if type(fn) is AccumulateGrad:
+        if fn.variable._grad_dtype is not ...:
+            grads[0] = _leaf_grad(fn.variable, grads[0])
         hooks = getattr(fn.variable, "_backward_hooks", None)
         if hooks and grads[0] is not None:   # (a pruned leaf gets no gradient, no hook call)
             for hook in tuple(hooks.values()):
@@ -692,8 +700,24 @@ def _validate_one(fn, i, g, meta, wanted: bool):
                 "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
                 "grad_is_complex) to be true, but got false.  (Could this error message be "
                 "improved?  If so, please report an enhancement request to PyTorch.)")
+        nxt = fn._next[i]
+        if type(nxt) is AccumulateGrad and nxt.variable._grad_dtype is not ... \
+                and type(fn).apply is not _op_apply:
+            # a custom Function's gradient for a leaf with a grad_dtype: cast once, to that
+            # (an op's is cast to the leaf's dtype, as torch's formulas do, and then to it)
+            return _leaf_grad(nxt.variable, g)
         g = g.to(_from_np(dtype))
     return g
+
+
+def _leaf_grad(variable, g):
+    """`g` in the dtype a leaf whose ``grad_dtype`` was set wants: that dtype, or `g` as it
+    is for None (torch's AccumulateGrad input metadata; Note [grad_dtype] in
+    _tensor_protocols.py)."""
+    want = variable._grad_dtype
+    if g is None or want is None or g._data.dtype == want.np:
+        return g
+    return g.to(want)
 
 
 def _from_np(np_dtype):

@@ -3,8 +3,11 @@ divergences, with torch's numbers (log_prob, entropy, moments) and torch's sampl
 where dyngrad has the same underlying draws.
 
 torch's ExpRelaxedCategorical and LogitRelaxedBernoulli live in
-transformed_families.py (torch keeps them out of this namespace too).
+transformed_families.py (torch keeps them out of this namespace too). torch's submodules
+(``torch.distributions.normal``...) are all importable: see _submodules.py.
 """
+import sys as _sys
+
 from . import constraints, transforms  # noqa: F401
 from .distribution import Distribution  # noqa: F401
 from .exp_family import ExponentialFamily  # noqa: F401
@@ -27,3 +30,6 @@ from .lkj_genpareto import GeneralizedPareto, LKJCholesky  # noqa: F401
 from .kl import kl_divergence, register_kl  # noqa: F401
 from . import kl_families  # noqa: F401  (registers the cross-family KL pairs)
 from .constraint_registry import biject_to, transform_to  # noqa: F401
+
+from . import _submodules  # noqa: E402  (torch's submodules: Note [Distribution submodules])
+_submodules.install(_sys.modules[__name__])

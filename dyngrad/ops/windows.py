@@ -74,7 +74,7 @@ def _option_fits(name, v) -> bool:
         return True
     if name == "device":
         return isinstance(v, (str, int)) or type(v).__name__ == "device"
-    return type(v).__name__ == "_Layout"
+    return type(v).__name__ == "layout"
 
 
 def _try(fname, params, args, kwargs):
@@ -138,8 +138,8 @@ def _arg_type(v) -> str:
     print as torch's."""
     if isinstance(v, D.dtype):
         return "torch.dtype"
-    if type(v).__name__ in ("device", "_Layout"):
-        return "torch." + {"device": "device", "_Layout": "layout"}[type(v).__name__]
+    if type(v).__name__ in ("device", "layout"):
+        return "torch." + type(v).__name__
     return _type_name(v)
 
 
@@ -267,7 +267,7 @@ def _signal_checks(fname, M, dtype, layout):
     dtype = D.get_default_dtype() if dtype is None else dtype
     if M < 0:
         raise ValueError(f"{fname} requires non-negative window length, got M={M}")
-    if type(layout).__name__ != "_Layout":
+    if type(layout).__name__ != "layout":
         raise ValueError(f"{fname} is implemented for strided tensors only, got: {layout}")
     if dtype not in (D.float32, D.float64):
         raise ValueError(f"{fname} expects float32 or float64 dtypes, got: {dtype}")

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...utils import swap_tensors
 from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter
 
@@ -34,6 +35,16 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
+
+
+def _as_parameter_like(param, value):
+    """`value` as what takes `param`'s place: a Parameter requiring grad as `param` does when
+    `param` is one (``load_state_dict(assign=True)`` and the swap path), else as it is."""
+    if not isinstance(param, Parameter):
+        return value
+    if not isinstance(value, Parameter):
+        return Parameter(value, requires_grad=param.requires_grad)
+    return value.requires_grad_(param.requires_grad)
 
 
 def _torch_type(obj) -> str:
@@ -149,6 +160,8 @@ class _StateDictMixin:
                                                          persistent_buffers.items())
                        if v is not None}
         assign = local_metadata.get("assign_to_params_buffers", False)
+        from ... import __future__ as future
+        swap = future.get_swap_module_params_on_conversion()
         for name, param in local_state.items():
             key = prefix + name
             if key not in state_dict:
@@ -171,19 +184,22 @@ class _StateDictMixin:
                 continue
             try:
                 with no_grad():
-                    if assign:
-                        if isinstance(param, Parameter):
-                            if not isinstance(input_param, Parameter):
-                                input_param = Parameter(input_param,
-                                                        requires_grad=param.requires_grad)
-                            else:
-                                input_param.requires_grad_(param.requires_grad)
-                        setattr(self, name, input_param)
+                    if swap:   # (dyngrad.__future__: swap in param.module_load(value))
+                        new_param = param.module_load(input_param, assign=assign)
+                        if new_param is input_param or new_param is param:
+                            raise RuntimeError(
+                                "module_load returned one of self or other, please .detach() "
+                                "the result if returning one of the inputs in module_load")
+                        swap_tensors(param, _as_parameter_like(param, new_param))
+                        del new_param
+                    elif assign:
+                        setattr(self, name, _as_parameter_like(param, input_param))
                     else:
                         param.copy_(input_param)
             except Exception as ex:
                 error_msgs.append(
-                    f'While copying the parameter named "{key}", whose dimensions in the model '
+                    f'While {"swapping" if swap else "copying"} the parameter named "{key}", '
+                    "whose dimensions in the model "
                     f"are {param.size()} and whose dimensions in the checkpoint are "
                     f"{input_param.size()}, an exception occurred : {ex.args}.")
         extra_state_key = prefix + _EXTRA_STATE_KEY_SUFFIX

@@ -480,30 +480,66 @@ class Module(_StateDictMixin):
                     p.grad.zero_()
 
     def share_memory(self) -> Module:
-        """Tensors are in process memory already: a no-op that returns self."""
-        return self
+        """Move the parameters, their gradients and the buffers to memory shared between
+        processes (``Tensor.share_memory_``); returns self."""
+        return self._apply(lambda t: t.share_memory_())
 
     # -- conversion -------------------------------------------------------------------------------
     def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
         """Replace each parameter's and buffer's values by ``fn(t)``, recursively.
 
-        Parameters keep their identity (``param.data = fn(param)``, as torch does by default),
-        so optimizers holding them stay valid; their ``.grad`` is converted the same way.
+        As torch's: by default parameters keep their identity (``param.data = fn(param)``), so
+        optimizers holding them stay valid, and their ``.grad`` is converted the same way.
+        ``dyngrad.__future__`` switches to new Parameter objects (overwrite) or to swapping
+        each parameter's contents with its converted value (``utils.swap_tensors``).
         """
+        from ... import __future__ as future
+        from ...utils import swap_tensors
         if recurse:
             for module in self.children():
                 module._apply(fn)
+        swap = future.get_swap_module_params_on_conversion()
+        set_data = not future.get_overwrite_module_params_on_conversion()
         for key, param in self._parameters.items():
             if param is None:
                 continue
             with no_grad():
                 param_applied = fn(param)
-            param.data = param_applied
             grad = param.grad
-            if grad is not None:
-                with no_grad():
-                    grad_applied = fn(grad)
-                grad.data = grad_applied
+            if swap:
+                try:
+                    if grad is not None:
+                        param.grad = None
+                    swap_tensors(param, Parameter(param_applied,
+                                                  requires_grad=param.requires_grad))
+                except Exception as e:
+                    if grad is not None:
+                        param.grad = grad
+                    raise RuntimeError(
+                        f"_apply(): Couldn't swap {self._get_name()}.{key}") from e
+                out_param = param
+            elif set_data:
+                param.data = param_applied
+                out_param = param
+            else:
+                out_param = self._parameters[key] = Parameter(param_applied,
+                                                               param.requires_grad)
+            if grad is None:
+                continue
+            with no_grad():
+                grad_applied = fn(grad)
+            if swap:
+                grad_applied.requires_grad_(grad.requires_grad)
+                try:
+                    swap_tensors(grad, grad_applied)
+                except Exception as e:
+                    raise RuntimeError(
+                        f"_apply(): Couldn't swap {self._get_name()}.{key}.grad") from e
+                out_param.grad = grad
+            elif set_data:
+                out_param.grad.data = grad_applied
+            else:
+                out_param.grad = grad_applied.requires_grad_(grad.requires_grad)
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)
