@@ -127,6 +127,16 @@ def _scalar_for(value, np_dtype):
     return value
 
 
+def _check_scalar(spec, value, np_dtype):
+    """torch's checked conversion of a Python number to the dtype an op computes in, for the
+    ops whose numbers must fit (``OpSpec.checked_scalars``: "int" checks integer dtypes only,
+    as where's; "all" floats too, as clamp's bounds)."""
+    if np_dtype.kind in "iu" or (spec.checked_scalars == "all" and np_dtype.kind == "f"):
+        if type(value) in (int, float):
+            from .creation import checked_scalar
+            checked_scalar(value, D.from_np(np_dtype))
+
+
 def _check_input(spec, value, index):
     if isinstance(value, _Tensor):
         return
@@ -768,6 +778,8 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
             if type(a) is _ndarray:
                 arrays[i] = a.astype(comp)
             elif a is not None:
+                if spec.checked_scalars is not None:
+                    _check_scalar(spec, a, comp)
                 arrays[i] = _scalar_for(a, comp)
         if spec.list_input:
             arrays = (arrays,)

@@ -58,7 +58,7 @@ class OpSpec:
                  "save_when", "save_plan", "link_requiring_only", "saved_outputs",
                  "kernel_dtypes", "jvp_fn", "ufunc", "layout_reversed", "array_view",
                  "wraps_scalars", "fast_path", "one_input_plain", "complex_autograd",
-                 "max_positional", "min_args", "non_differentiable")
+                 "max_positional", "min_args", "non_differentiable", "checked_scalars")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False, outputs=(),
@@ -70,6 +70,9 @@ class OpSpec:
         self.layout_reversed = False   # the result's layout follows the inputs last to first
         self.array_view = None   # a view op's NumPy twin: Note [Views NumPy...] in _dispatch.py
         self.wraps_scalars = True   # torch makes a Python number input an operand (_WRAPPED)
+        # which Python numbers must fit the computation dtype (torch's checked conversion, as
+        # clamp's bounds and where's values; add/mul wrap them): None, "int" or "all"
+        self.checked_scalars = None
         self.node = node
         self.promote = promote
         self.inputs = tuple(inputs)

@@ -28,6 +28,9 @@ def clamp_max_scalar(xp, self, max):
     return _clamp(xp, self, None, max)
 
 
+clamp_min_scalar.checked_scalars = clamp_max_scalar.checked_scalars = "all"   # (as clamp's)
+
+
 @defop("clamp_min.Tensor", node="ClampMinBackward1", inputs=("self", "min"), variants=(),
        saves=("self", "min"), scalars=(), public="clamp_min", pointwise=True)
 def clamp_min_tensor(xp, self, min):

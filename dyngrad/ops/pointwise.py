@@ -324,6 +324,7 @@ def _(ctx, grad):
 
 
 where_self.jvp(AUTO_ELEMENT_WISE)
+where_self.checked_scalars = "int"   # a number must fit an integer result (float16 takes inf)
 
 
 def where(condition, input=None, other=None, *, out=None):
@@ -388,6 +389,7 @@ def clamp_scalar(xp, self, min=None, max=None):
 
 
 clamp_scalar.wraps_scalars = False   # number bounds are no operands of torch's kernel
+clamp_scalar.checked_scalars = "all"   # they must fit the dtype: max=70000 on int16 raises
 
 
 def _inside(self, min, max):

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import dyngrad
+from compare import like_torch
 from opinfo import OP_DB
 from opinfo.core import ALL_DTYPES
 
@@ -305,3 +306,32 @@ def test_unsupported_dtype_raises_like_torch(op, dtype):
     args, kwargs = sample.to(dyngrad)
     _, exc = call(op.op(dyngrad), args, kwargs)
     assert_same_error(exc, texc, f"{op.id}[{dtype}] {sample}")
+
+
+# Python numbers converted with torch's check (clamp's bounds, where's values) or wrapped
+# around as a C cast (add, mul), compared with torch: values or the overflow error
+_I16 = lambda L: L.ones(2, dtype=L.int16)   # noqa: E731
+_COND = lambda L: L.tensor([True, False])   # noqa: E731
+SCALAR_FIT = {
+    "where_int16_overflow": lambda L: L.where(_COND(L), _I16(L), 2 ** 40),
+    "where_overflow_first": lambda L: L.where(_COND(L), 70000, _I16(L)),
+    "where_float_promotes": lambda L: L.where(_COND(L), _I16(L), 1e10),
+    "where_float16_inf": lambda L: L.where(_COND(L), L.ones(2, dtype=L.float16), 1e6),
+    "where_uint8_wraps_minus_one": lambda L: L.where(_COND(L), L.ones(2, dtype=L.uint8), -1),
+    "clamp_int16_overflow": lambda L: _I16(L).clamp(max=70000),
+    "clamp_int16_low": lambda L: _I16(L).clamp(min=-70000),
+    "clamp_float_bound_promotes": lambda L: _I16(L).clamp(max=1e10),
+    "clamp_float32_overflow": lambda L: L.ones(2).clamp(max=1e40),
+    "clamp_float16_overflow": lambda L: L.ones(2, dtype=L.float16).clamp(max=1e6),
+    "clamp_uint8_minus_one": lambda L: L.ones(2, dtype=L.uint8).clamp(min=-1),
+    "clamp_min_overflow": lambda L: L.clamp_min(_I16(L), 70000),
+    "clamp_max_inplace_overflow": lambda L: _I16(L).clamp_max_(70000),
+    "clip_overflow": lambda L: _I16(L).clip(max=70000),
+    "add_wraps": lambda L: _I16(L) + 2 ** 40,
+    "mul_wraps": lambda L: _I16(L) * 70000,
+}
+
+
+@pytest.mark.parametrize("case", list(SCALAR_FIT))
+def test_python_numbers_fit_as_torch(case):
+    like_torch(SCALAR_FIT[case])
