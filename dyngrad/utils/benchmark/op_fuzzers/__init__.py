@@ -1,0 +1,1 @@
+"""Ready-made Fuzzers for common op shapes (unary, binary, spectral)."""

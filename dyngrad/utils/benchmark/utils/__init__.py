@@ -1,0 +1,1 @@
+"""The implementation modules of ``dyngrad.utils.benchmark`` (laid out as torch's)."""

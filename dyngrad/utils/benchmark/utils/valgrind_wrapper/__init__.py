@@ -1,0 +1,1 @@
+"""Callgrind result containers (``timer_interface``); dyngrad does not run valgrind."""
