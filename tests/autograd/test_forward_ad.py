@@ -20,11 +20,7 @@ from ._forward_support import run_dual
 from .helpers import assert_prints_like_torch
 
 # dyngrad computes a tangent where torch raises, for a reason outside the op's formula
-TORCH_ONLY_ERRORS = {
-    # torch picks its flash-attention kernel (no forward AD) for a boolean mask; dyngrad's
-    # attention is a composite of differentiable primitives
-    "nn.functional.scaled_dot_product_attention": "torch's fused kernel has no forward AD",
-}
+TORCH_ONLY_ERRORS = {}
 
 # Samples whose tangents are known to differ from torch's: {op id: [(words of the sample's
 # repr, reason)]}. They must still differ (strict), so a fixed one has to leave this list.
