@@ -9,7 +9,7 @@ import sys as _sys
 from . import _dtypes
 from ._dtypes import (  # noqa: F401
     bool_ as bool, uint8, int8, int16, int32, int64, float16, float32, float64,
-    complex64, complex128, uint16, uint32, uint64, dtype, finfo, iinfo, get_default_dtype,
+    complex64, complex128, uint16, uint32, uint64, bfloat16, dtype, finfo, iinfo, get_default_dtype,
 )
 from ._device import device  # noqa: F401
 from ._promotion import promote_types, result_type, can_cast  # noqa: F401
@@ -25,6 +25,8 @@ from .autograd.grad_mode import (  # noqa: F401
     is_inference_mode_enabled,
 )
 from . import ops as _ops
+from .amp import _policy as _amp_policy  # noqa: E402  (Note [Autocast]: wraps composites)
+_amp_policy.wrap_composites(_ops.FUNCTIONS, _ops.METHODS, _ops.OPS, vars(_ops))
 from . import autograd  # noqa: F401
 from .autograd.anomaly_mode import (  # noqa: F401
     is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled,
@@ -89,3 +91,11 @@ from . import profiler  # noqa: E402,F401  (torch.profiler works after `import t
 from . import multiprocessing  # noqa: E402,F401  (torch.multiprocessing: registers its reducers)
 from . import compiler  # noqa: E402,F401  (torch.compiler; compile runs eagerly)
 from .compiler import compile  # noqa: E402,F401,A001  (torch.compile)
+from . import amp  # noqa: E402,F401  (torch.amp: autocast, GradScaler)
+from .amp import autocast  # noqa: E402,F401  (torch.autocast)
+from .amp._state import *  # noqa: E402,F401,F403  (is_autocast_enabled, set_autocast_dtype...)
+from .amp.grad_scaler import (  # noqa: E402,F401
+    _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_,
+)
+from .amp import cpu_amp as _cpu_amp  # noqa: E402
+cpu.amp = _sys.modules[__name__ + ".cpu.amp"] = _cpu_amp   # torch.cpu.amp (deprecated)

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+try:   # Note [bfloat16 through ml_dtypes]
+    import ml_dtypes as _ml_dtypes
+except ImportError:   # pragma: no cover - exercised with a monkeypatched import
+    _ml_dtypes = None
+
 # Categories, in torch's promotion order: bool < integer < floating < complex.
 BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
 
@@ -36,7 +41,8 @@ class dtype:
 
     def to_complex(self) -> "dtype":
         # torch gives complex32 for float16; NumPy has no such type (README: differences)
-        return {float16: complex64, float32: complex64, float64: complex128}.get(self, self)
+        return {float16: complex64, bfloat16: complex64, float32: complex64,
+                float64: complex128}.get(self, self)
 
     def to_real(self) -> "dtype":
         return {complex64: float32, complex128: float64}.get(self, self)
@@ -50,6 +56,22 @@ class dtype:
         return (_by_name, (self.name,))
 
 
+class _MissingBFloat16(dtype):
+    """bfloat16 while ml_dtypes is not installed: the dtype exists (its repr, itemsize,
+    is_floating_point, promotion), but anything needing its NumPy type (a tensor of it) raises."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        self.name, self.itemsize, self.category, self.is_signed = "bfloat16", 2, FLOAT, True
+        self._legacy, self.abbr = "BFloat16", "bf16"
+
+    @property
+    def np(self):
+        raise RuntimeError("bfloat16 tensors need the ml_dtypes package (NumPy has no bfloat16 "
+                           "type): install it with `pip install dyngrad[bf16]`")
+
+
 bool_ = dtype("bool", np.bool_, BOOL, "Bool", "b1")
 uint8 = dtype("uint8", np.uint8, INT, "Byte", "u1")
 int8 = dtype("int8", np.int8, INT, "Char", "i1")
@@ -59,6 +81,15 @@ int64 = dtype("int64", np.int64, INT, "Long", "i8")
 float16 = dtype("float16", np.float16, FLOAT, "Half", "f2")
 float32 = dtype("float32", np.float32, FLOAT, "Float", "f4")
 float64 = dtype("float64", np.float64, FLOAT, "Double", "f8")
+# Note [bfloat16 through ml_dtypes]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# NumPy has no bfloat16; the optional ml_dtypes package (``dyngrad[bf16]``) adds one whose
+# ufuncs compute each element in float32 and round to nearest even, as torch's CPU kernels do.
+# Its NumPy kind is "V" (not "f"): no other "V" dtype ever backs a tensor, so kind tests read
+# "fV" / "fcV" for "floating" / "differentiable". Kernels that accumulate (sums, matmul) or chain
+# several ufuncs compute in float32 and round once (``_npb.opmath``), as torch's "opmath" does.
+bfloat16 = (dtype("bfloat16", _ml_dtypes.bfloat16, FLOAT, "BFloat16", "bf16")
+            if _ml_dtypes is not None else _MissingBFloat16())
 complex64 = dtype("complex64", np.complex64, COMPLEX, "ComplexFloat", "c8")
 complex128 = dtype("complex128", np.complex128, COMPLEX, "ComplexDouble", "c16")
 # torch's "limited support" unsigned types (Note [Limited unsigned dtypes] in _promotion.py)
@@ -68,11 +99,15 @@ uint64 = dtype("uint64", np.uint64, INT, "UInt64", "u8")
 LIMITED_UNSIGNED = frozenset((uint16, uint32, uint64))
 
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64,
-              complex64, complex128, uint16, uint32, uint64)
+              complex64, complex128, uint16, uint32, uint64, bfloat16)
+HAS_BFLOAT16 = _ml_dtypes is not None
+# the dtypes whose tensors can exist here (bfloat16 only with ml_dtypes)
+NP_DTYPES = ALL_DTYPES if HAS_BFLOAT16 else ALL_DTYPES[:-1]
+BF16_NP = bfloat16.np if HAS_BFLOAT16 else None
 
 # Fast lookups from NumPy dtypes (and their scalar types) to ours.
 _FROM_NP: dict = {}
-for _d in ALL_DTYPES:
+for _d in NP_DTYPES:
     _FROM_NP[_d.np] = _d
     _FROM_NP[_d.np.type] = _d
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
@@ -91,9 +126,27 @@ def from_np(np_dtype) -> dtype:
         if d in _FROM_NP:
             return _FROM_NP[d]
         raise TypeError(
-            f"can't convert np.ndarray of type numpy.{d.name}. The only supported types are: "
+            f"can't convert np.ndarray of type {np_type_name(d)}. The only supported types are: "
             "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
             "uint64, uint32, uint16, uint8, and bool.") from None
+
+
+def np_type_name(d) -> str:
+    """A NumPy dtype as torch's errors name it: ``numpy.int32``, ``ml_dtypes.bfloat16``."""
+    d = np.dtype(d)
+    return f"{d.type.__module__.split('.')[0]}.{d.type.__name__}" if d.kind == "V" else \
+        f"numpy.{d.name}"
+
+
+def user_np(np_dtype) -> dtype:
+    """``from_np`` for arrays a user hands over (from_numpy, tensor(ndarray)): torch refuses
+    ml_dtypes' bfloat16 as any other NumPy type it does not have."""
+    if np_dtype is BF16_NP or (BF16_NP is not None and np_dtype == BF16_NP):
+        raise TypeError(
+            f"can't convert np.ndarray of type {np_type_name(np_dtype)}. The only supported "
+            "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
+            "int8, uint64, uint32, uint16, uint8, and bool.")
+    return from_np(np_dtype)
 
 
 def to_np(d: dtype) -> np.dtype:
@@ -129,10 +182,13 @@ def set_default_dtype(d: dtype) -> None:
     if not isinstance(d, dtype) or d.category != FLOAT:
         raise TypeError("only floating-point types are supported as the default type")
     _defaults.float = d
-    _defaults.complex = complex128 if d is float64 else complex64
+    # (torch has no complex type for a bfloat16 default: "invalid default scalar type")
+    _defaults.complex = complex128 if d is float64 else None if d is bfloat16 else complex64
 
 
 def get_default_complex_dtype() -> dtype:
+    if _defaults.complex is None:
+        raise RuntimeError("invalid default scalar type for complex")
     return _defaults.complex
 
 
@@ -147,8 +203,15 @@ class finfo:
         if type.category not in (FLOAT, COMPLEX):
             raise TypeError("torch.finfo() requires a floating point input type. Use "
                             "torch.iinfo to handle 'torch.finfo'")
-        info = np.finfo(type.to_real().np)
-        self.dtype = type.to_real().name
+        real = type.to_real()
+        self.dtype = real.name
+        if real is bfloat16:   # (its limits, with or without ml_dtypes)
+            self.bits, self.eps, self.resolution = 16, 2.0 ** -7, 0.01
+            self.max = (2 - 2.0 ** -7) * 2.0 ** 127
+            self.min = -self.max
+            self.tiny = self.smallest_normal = 2.0 ** -126
+            return
+        info = np.finfo(real.np)
         self.bits = info.bits
         self.eps = float(info.eps)
         self.max = float(info.max)

@@ -18,8 +18,7 @@ data (any other sequence or a NumPy array, converted to the type's dtype, never 
 array of that dtype is shared, not copied); a ``device=`` keyword must name the cpu. Other
 arguments give the parser's "invalid combination" TypeError.
 
-Differences from torch: no ``BFloat16Tensor`` / ``BFloat16Storage`` (dyngrad has no bfloat16),
-no quantized storages and no ``torch.cuda.*Storage``; a size too large for int64 gives torch's
+Differences from torch: no quantized storages and no ``torch.cuda.*Storage``; a size too large for int64 gives torch's
 message without the C++ stack trace that follows it in torch's.
 """
 from __future__ import annotations
@@ -35,7 +34,7 @@ from ._utils import Size
 from .ops import creation, shape, tensor_new
 
 _LEGACY_DTYPES = (D.float32, D.float64, D.float16, D.uint8, D.int8, D.int16, D.int32, D.int64,
-                  D.bool_)
+                  D.bool_, D.bfloat16)
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
@@ -368,6 +367,7 @@ ShortTensor = _CPU_TYPES[D.int16]
 IntTensor = _CPU_TYPES[D.int32]
 LongTensor = _CPU_TYPES[D.int64]
 BoolTensor = _CPU_TYPES[D.bool_]
+BFloat16Tensor = _CPU_TYPES[D.bfloat16]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -440,11 +440,12 @@ ShortStorage = _STORAGES[D.int16]
 IntStorage = _STORAGES[D.int32]
 LongStorage = _STORAGES[D.int64]
 BoolStorage = _STORAGES[D.bool_]
+BFloat16Storage = _STORAGES[D.bfloat16]
 ComplexFloatStorage = _STORAGES[D.complex64]
 ComplexDoubleStorage = _STORAGES[D.complex128]
 
 __all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "ByteTensor", "CharTensor",
-           "ShortTensor", "IntTensor", "LongTensor", "BoolTensor",
-           "FloatStorage", "DoubleStorage", "HalfStorage", "ByteStorage", "CharStorage",
+           "ShortTensor", "IntTensor", "LongTensor", "BoolTensor", "BFloat16Tensor",
+           "BFloat16Storage", "FloatStorage", "DoubleStorage", "HalfStorage", "ByteStorage", "CharStorage",
            "ShortStorage", "IntStorage", "LongStorage", "BoolStorage", "ComplexFloatStorage",
            "ComplexDoubleStorage"]

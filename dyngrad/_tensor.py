@@ -158,7 +158,7 @@ class Tensor:
         return self._data.nbytes
 
     def is_floating_point(self) -> bool:
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind in "fV"
 
     def is_complex(self) -> bool:
         return self._data.dtype.kind == "c"
@@ -288,7 +288,7 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to use "
                 "a computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
-        if value and self._data.dtype.kind not in "fc":
+        if value and self._data.dtype.kind not in "fcV":
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         self._requires_grad = bool(value)
@@ -300,7 +300,7 @@ class Tensor:
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         if self.grad_fn is not None and requires_grad:
             return self   # already requires grad: torch allows this on non-leaves
-        if requires_grad and self._data.dtype.kind not in "fc":   # (the setter's words differ)
+        if requires_grad and self._data.dtype.kind not in "fcV":   # (the setter's words differ)
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
@@ -473,6 +473,8 @@ class Tensor:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if self._data.dtype.kind == "V":   # NumPy has no bfloat16 (ml_dtypes' is not torch's)
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -903,7 +905,7 @@ def _operator(op_name: str, kind: str):
             unary = _unary_fast_path(spec)
 
             def invert(self):
-                if self._data.dtype.kind in "fc":
+                if self._data.dtype.kind in "fcV":
                     raise TypeError("~ (operator.invert) is only implemented on integer and "
                                     "Boolean-type tensors")
                 return unary(self)

@@ -35,7 +35,7 @@ from .ops._selection import warn_at_caller
 # c10's names of the scalar types, which torch's messages print ("long int")
 _C10_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
               "int16": "short int", "int32": "int", "int64": "long int",
-              "float16": "c10::Half", "float32": "float", "float64": "double",
+              "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
               "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
               "uint16": "short unsigned int", "uint32": "unsigned int",
               "uint64": "long unsigned int"}
@@ -228,7 +228,7 @@ def _python_value(dtype, v):
         return bool(v)
     if kind in "iu":
         return int(v)
-    if kind == "f":
+    if kind in "fV":
         return float(v)
     return complex(v)
 

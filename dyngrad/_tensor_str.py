@@ -103,7 +103,7 @@ class _Formatter:
     """Chooses int/sci mode and the column width from the values shown; formats one value."""
 
     def __init__(self, arr):
-        self.floating_dtype = arr.dtype.kind == "f"
+        self.floating_dtype = arr.dtype.kind in "fV"
         self.int_mode = True
         self.sci_mode = False
         self.max_width = 1
@@ -231,6 +231,8 @@ def _tensor_str(arr, indent: int) -> str:
     """The bracketed values of a NumPy array, laid out as torch lays out a tensor."""
     if arr.size == 0:
         return "[]"
+    if arr.dtype.kind == "V":   # bfloat16: its values, exactly, in float32
+        arr = arr.astype(np.float32)
     summarize = arr.size > PRINT_OPTS.threshold
 
     def formatter(part):
@@ -293,7 +295,7 @@ def _str(self, *, tensor_contents=None) -> str:
     arr = self._data
     dtype = self.dtype
     default = D.get_default_dtype()
-    has_default_dtype = dtype in (default, D.get_default_complex_dtype(), D.int64, D.bool_)
+    has_default_dtype = dtype in (default, D._defaults.complex, D.int64, D.bool_)
     if arr.size == 0:
         if arr.ndim != 1:  # like NumPy, show the shape unless it is (0,)
             suffixes.append("size=" + str(tuple(arr.shape)))

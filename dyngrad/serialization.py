@@ -57,7 +57,8 @@ _FORMAT = b"dyngrad-save 1"
 _PICKLE_NAME = "dyngrad/data.pkl"
 _STORAGE_DIR = "dyngrad/storages/"
 _CPU = _device("cpu")
-_STORAGE_DTYPES = {d.np.str for d in D.ALL_DTYPES}   # '<f4', '|b1', …: no object dtype
+# '<f4', '|b1', …: no object dtype; bfloat16 by its name (its NumPy str, '<V2', is a void's)
+_STORAGE_DTYPES = {d.np.str for d in D.NP_DTYPES if d is not D.bfloat16} | {"bfloat16"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,7 +151,9 @@ class _Pickler(pickle.Pickler):
             if obj.device != _CPU:
                 raise RuntimeError("dyngrad.save: only CPU storages can be saved")
             key, _ = self.storages.setdefault(id(obj), (len(self.storages), obj))
-            return ("storage", key, obj.buffer.dtype.str, int(obj.buffer.size))
+            dt = obj.buffer.dtype
+            return ("storage", key, dt.str if dt.kind != "V" else "bfloat16",
+                    int(obj.buffer.size))
         return None
 
 
@@ -307,10 +310,15 @@ class _Unpickler(pickle.Unpickler):
                 raw = self.archive.read(f"{_STORAGE_DIR}{key}")
             except KeyError:
                 raise pickle.UnpicklingError(f"dyngrad.load: storage {key} is missing") from None
-            dtype = np.dtype(dtype_str)
+            if dtype_str == "bfloat16" and not D.HAS_BFLOAT16:
+                D.bfloat16.np   # (raises: ml_dtypes is needed)
+            bf16 = dtype_str == "bfloat16"
+            dtype = np.dtype(np.uint16 if bf16 else dtype_str)   # bfloat16: its bits
             if len(raw) != numel * dtype.itemsize:
                 raise pickle.UnpicklingError(f"dyngrad.load: storage {key} has the wrong size")
             buffer = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype)
+            if bf16:
+                buffer = buffer.view(D.bfloat16.np)
             storage = self.storages[key] = _map_storage(Storage(buffer, _CPU), self.map_location)
         return storage
 

@@ -45,7 +45,13 @@ def node_chain(t):
 
 
 def to_numpy(t):
-    return t.detach().numpy() if isinstance(t, torch.Tensor) else np.array(t._data)
+    """t's values as a NumPy array (bfloat16, which torch cannot hand to NumPy, in float32:
+    every bfloat16 value is exactly a float32 one)."""
+    if isinstance(t, torch.Tensor):
+        t = t.detach()
+        return (t.float() if t.dtype is torch.bfloat16 else t).numpy()
+    arr = np.array(t._data)
+    return arr.astype(np.float32) if arr.dtype.kind == "V" else arr
 
 
 def call(fn, lib):

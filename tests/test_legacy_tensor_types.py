@@ -343,10 +343,14 @@ def test_type_objects_pickle_and_copy():
         assert copy.deepcopy(cls) is cls
 
 
-def test_bfloat16_types_are_left_out():
-    """dyngrad has no bfloat16 dtype, so no BFloat16Tensor either (torch has one)."""
-    assert hasattr(torch, "BFloat16Tensor") and not hasattr(dyngrad, "bfloat16")
-    assert not hasattr(dyngrad, "BFloat16Tensor") and not hasattr(dyngrad.cuda, "BFloat16Tensor")
+def test_bfloat16_types():
+    """BFloat16Tensor / BFloat16Storage (and torch.cuda's) as torch's, with ml_dtypes installed."""
+    pytest.importorskip("ml_dtypes")
+    for name in ("BFloat16Tensor", "BFloat16Storage"):
+        assert repr(getattr(dyngrad, name)) == repr(getattr(torch, name))
+    assert repr(dyngrad.cuda.BFloat16Tensor) == repr(torch.cuda.BFloat16Tensor)
+    assert dyngrad.BFloat16Tensor.dtype is dyngrad.bfloat16
+    assert isinstance(dyngrad.zeros(2, dtype=dyngrad.bfloat16), dyngrad.BFloat16Tensor)
 
 
 def _isinstance_table(L):

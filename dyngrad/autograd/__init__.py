@@ -73,7 +73,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 data = out._data
                 if data.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if data.dtype.kind != "f":   # (complex outputs too: "real" scalars only)
+                if data.dtype.kind not in "fV":   # (complex outputs too: "real" scalars only)
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {out.dtype}")
                 if data.ndim == 0 and not grad_mode._state.inference:

@@ -179,7 +179,7 @@ def check_nan(fn, outputs) -> None:
         if g is None:
             continue
         data = g._data
-        if data.dtype.kind in "fc" and data.size and (data != data).any():
+        if data.dtype.kind in "fcV" and data.size and (data != data).any():
             raise RuntimeError(f"Function '{fn.name()}' returned nan values in its {i}th "
                                "output.")
 

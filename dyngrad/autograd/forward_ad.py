@@ -381,7 +381,7 @@ def propagate(spec, inputs, rest, kwargs, outs) -> None:
     if spec.node_cls is None or _gm._state.inference:
         return   # no derivative at all (comparisons, argmax…); inference mode: no forward AD
     wanted = [k for k, o in enumerate(outs) if k not in spec.nondiff_outputs
-              and o._data.dtype.kind in "fc"]
+              and o._data.dtype.kind in "fcV"]
     if not wanted:
         return
     rule = spec.jvp_fn
@@ -439,7 +439,7 @@ def propagate_inplace(spec, target, result, inputs, rest, kwargs, write):
     Tensor = _tensor_cls()
     if not any(isinstance(x, Tensor) and x._fw_grad is not None for x in inputs) \
             or spec.node_cls is None or _gm._state.inference \
-            or target._data.dtype.kind not in "fc":
+            or target._data.dtype.kind not in "fcV":
         return write()
     if spec.jvp_fn is None:
         raise not_implemented(spec)
@@ -482,7 +482,7 @@ def function_jvp(cls, ctx, args, outs) -> None:
     from ..ops.creation import zeros_like
     tangents = []
     for a in args:
-        if isinstance(a, Tensor) and a._data.dtype.kind in "fc":
+        if isinstance(a, Tensor) and a._data.dtype.kind in "fcV":
             tangents.append(a._fw_grad if a._fw_grad is not None else zeros_like(a))
         else:
             tangents.append(None)
@@ -499,7 +499,7 @@ def function_jvp(cls, ctx, args, outs) -> None:
         raise RuntimeError("Function's jvp returned an invalid number of forward gradients "
                            f"(expected {len(outs)} but got {len(result)})")
     for out, t in zip(outs, result):
-        if not isinstance(out, Tensor) or out._data.dtype.kind not in "fc" or t is None:
+        if not isinstance(out, Tensor) or out._data.dtype.kind not in "fcV" or t is None:
             continue
         if t._data.shape != out._data.shape:
             raise _size_error(out._data.shape, t._data.shape)
@@ -593,12 +593,12 @@ def FROM_BACKWARD(ctx, *tangents):
     if all(not primals[i]._data.size for k, i in enumerate(diff)
            if edges[k][0] is not None and isinstance(primals[i], Tensor)):
         # reduced from no elements: the tangent reduces nothing the same way (a mean's NaN)
-        return tuple(o * 0 if o._data.dtype.kind in "fc" else None for o in outs)
+        return tuple(o * 0 if o._data.dtype.kind in "fcV" else None for o in outs)
     # a complex output of real inputs (prod(dtype=complex)) has a real tangent: take u real
     real_only = not any(isinstance(p, Tensor) and p.is_complex() for p in primals)
     with _gm.enable_grad():
         us = [zeros_like(o.real if real_only and o.is_complex() else o).requires_grad_()
-              if o._data.dtype.kind in "fc" else None for o in outs]
+              if o._data.dtype.kind in "fcV" else None for o in outs]
         grads = spec.backward_fn(ctx, *us)
         grads = grads if type(grads) is tuple else (grads,)
         total = None

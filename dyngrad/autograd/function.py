@@ -346,7 +346,7 @@ def _wrap_outputs(ctx, tensor_args, outs) -> None:
             metas.append(None)
             continue
         metas.append((out._data.shape, out._data.dtype))
-        differentiable = out._data.dtype.kind in "fc" and id(out) not in non_diff
+        differentiable = out._data.dtype.kind in "fcV" and id(out) not in non_diff
         if id(out) in dirty:
             _rebase_dirty(ctx, out, nr, differentiable, tensor_args)
             continue

@@ -76,7 +76,7 @@ def live_views(base):
 def base_requires_grad(base) -> None:
     """`base` now requires grad: so do its views (torch's view requires_grad rule)."""
     for v in live_views(base):
-        if v._data.dtype.kind in "fc" and not v._requires_grad:
+        if v._data.dtype.kind in "fcV" and not v._requires_grad:
             v._requires_grad = True
             v._rg_inherited = True   # no AccumulateGrad of its own (graph.gradient_edge)
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .numpy_backend import LOW
+
 _window = np.lib.stride_tricks.sliding_window_view
 
 
@@ -74,8 +76,9 @@ def output_size(in_size, kernel, stride, pad_lo, pad_hi, dilation):
 
 def _as_float(*arrays):
     """float16 computes in float32, as torch's CPU kernels accumulate half in float."""
-    if arrays[0].dtype == np.float16:
-        return tuple(a.astype(np.float32) for a in arrays), np.float16
+    low = arrays[0].dtype
+    if low in LOW:   # (bfloat16 too)
+        return tuple(a.astype(np.float32) for a in arrays), low
     return arrays, None
 
 

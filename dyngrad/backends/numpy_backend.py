@@ -6,6 +6,21 @@ import math
 import numpy as np
 
 from .._utils import contiguous_strides
+from .._dtypes import BF16_NP as BF16
+
+# float16 and bfloat16 (ml_dtypes' "V"-kind dtype, where installed): the floating types torch's
+# CPU kernels compute in float32 ("opmath") and round back once (Note [bfloat16 through
+# ml_dtypes] in _dtypes.py)
+HALF = np.dtype(np.float16)
+LOW = (HALF, BF16) if BF16 is not None else (HALF,)
+
+
+def finfo(dtype):
+    """``np.finfo``, for ml_dtypes' bfloat16 too (NumPy's refuses a "V"-kind dtype)."""
+    if BF16 is not None and np.dtype(dtype) == BF16:
+        import ml_dtypes
+        return ml_dtypes.finfo(BF16)
+    return np.finfo(dtype)
 
 xp = np
 ndarray = np.ndarray
@@ -87,7 +102,7 @@ _ZEROS: dict = {}
 
 def _bound_array(x: np.ndarray, bound):
     """`bound` (a number) as an array like `x`, or None to leave it to NumPy's scalar loop."""
-    if not (x.dtype.kind == "f" and 4096 <= x.size <= 1 << 20 and x.flags.c_contiguous):
+    if not (x.dtype.kind in "fV" and 4096 <= x.size <= 1 << 20 and x.flags.c_contiguous):
         return None
     tb = type(bound)
     if not (tb is float or tb is int or (isinstance(bound, np.floating)
@@ -133,7 +148,7 @@ def keep_first(ufunc, x, y):
     torch keeps x in clamp and its relatives, fmax and fmin; its maximum and minimum keep the
     second operand in their vectorised loop (and the first in the scalar tail), so those call
     this with the operands swapped and follow the vectorised loop, as the other ops here do."""
-    return ufunc(x, y) if x.dtype == np.float16 else ufunc(y, x)
+    return ufunc(x, y) if x.dtype in LOW else ufunc(y, x)
 
 
 def keep_first_f(ufunc, x, y):
@@ -142,7 +157,7 @@ def keep_first_f(ufunc, x, y):
     maximum/minimum with x kept on ties, then fmax/fmin only where that gave NaN (the other
     operand, unless both are NaN)."""
     r = keep_first(np.maximum if ufunc is np.fmax else np.minimum, x, y)
-    if r.dtype.kind == "f":
+    if r.dtype.kind in "fV":
         nan = np.isnan(r)
         if nan.any():
             r = np.where(nan, ufunc(x, y), r)
@@ -168,7 +183,7 @@ def zero_where(drop: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def _masked(flags, x, drop: bool):
-    word = _SAME_SIZE_INT.get(x.dtype.itemsize) if x.dtype.kind == "f" else None
+    word = _SAME_SIZE_INT.get(x.dtype.itemsize) if x.dtype.kind in "fV" else None
     if (word is None or type(flags) is not np.ndarray or flags.shape != x.shape
             or not x.flags.c_contiguous or not flags.flags.c_contiguous):
         zero = np.zeros((), x.dtype)
@@ -200,7 +215,7 @@ def leading_sum(x: np.ndarray, lead: int):
     """The sum over the first `lead` axes of `x` as a product with a vector of ones (Note
     [Leading-axis sums as products]); None where that does not apply (another dtype, memory
     order or size), and the caller's reduction runs."""
-    if x.dtype.kind != "f" or x.itemsize not in (4, 8) or not x.flags.c_contiguous \
+    if x.dtype.kind not in "fV" or x.itemsize not in (4, 8) or not x.flags.c_contiguous \
             or x.size == 0:
         return None
     shape = x.shape

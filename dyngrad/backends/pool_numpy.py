@@ -51,7 +51,7 @@ def _mask(vr, vc):
 
 
 def _fill(dtype):
-    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    return -np.inf if dtype.kind in "fV" else np.iinfo(dtype).min
 
 
 def _argmax_windows(win, mask, rows, cols, w):
@@ -68,7 +68,7 @@ def _argmax_windows(win, mask, rows, cols, w):
     if low.any():
         first_valid = np.argmax(mask.reshape(oh, ow, k), axis=-1)
         pos = np.where(low, first_valid, pos)
-    if win.dtype.kind == "f":
+    if win.dtype.kind in "fV":
         has_nan = np.isnan(top)
         if has_nan.any():
             last_nan = k - 1 - np.argmax(np.isnan(flat)[..., ::-1], axis=-1)
@@ -134,7 +134,7 @@ def regular_max(x, k, s, p, d, tables):
     if low.any():
         first_valid = np.argmax(_mask(vr, vc).reshape(oh, ow, kh * kw), axis=-1)
         pos = np.where(low, first_valid, pos).astype(small)
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fV":
         nan = np.isnan(best)
         if nan.any():
             for l, (i, j) in enumerate(offsets):

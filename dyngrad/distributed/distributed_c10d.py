@@ -513,10 +513,10 @@ def _check_op(op, tensor, name: str):
     if kind == "c" and op in (RedOpType.MIN, RedOpType.MAX, RedOpType.BAND, RedOpType.BOR,
                               RedOpType.BXOR):
         raise ValueError(f"{name} does not support {op} on complex tensors")
-    if kind == "f" and op in (RedOpType.BAND, RedOpType.BOR, RedOpType.BXOR):
+    if kind in "fV" and op in (RedOpType.BAND, RedOpType.BOR, RedOpType.BXOR):
         raise ValueError(f"{name} does not support {op} on floating-point tensors")
     if op == RedOpType.AVG:
-        if kind not in "fc":
+        if kind not in "fcV":
             raise ValueError(f"{name}: ReduceOp.AVG needs a floating-point or complex tensor, "
                              f"got {tensor.dtype}")
         return RedOpType.SUM

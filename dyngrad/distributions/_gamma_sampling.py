@@ -69,7 +69,7 @@ def standard_gamma_array(alpha_arr, generator=None):
     for i, a in enumerate(flat.tolist()):
         out[i] = _sample_one(g, a, single)
     out = out.astype(alpha_arr.dtype)
-    tiny = xp.finfo(alpha_arr.dtype).tiny
+    tiny = _npb.finfo(alpha_arr.dtype).tiny
     return xp.maximum(out, tiny).reshape(alpha_arr.shape)
 
 
@@ -80,12 +80,12 @@ def sample_dirichlet_array(alpha_arr, generator=None):
     flat = xp.ascontiguousarray(alpha_arr).astype(xp.float64).ravel()
     gam = xp.empty(flat.shape, xp.float64)
     for i, a in enumerate(flat.tolist()):
-        gam[i] = max(_sample_one(g, a, False), xp.finfo(xp.float64).tiny)
+        gam[i] = max(_sample_one(g, a, False), _npb.finfo(xp.float64).tiny)
     gam = gam.reshape(alpha_arr.shape)
     ret = (gam / gam.sum(-1, keepdims=True)).astype(alpha_arr.dtype)
     dt = alpha_arr.dtype
     hi = xp.nextafter(dt.type(1), dt.type(0))
-    ret = xp.minimum(hi, xp.maximum(xp.finfo(dt).tiny, ret))
+    ret = xp.minimum(hi, xp.maximum(_npb.finfo(dt).tiny, ret))
     return ret
 
 

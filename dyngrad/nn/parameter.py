@@ -24,7 +24,7 @@ __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer
 
 def _make_subclass(cls, data: Tensor, requires_grad: bool) -> Tensor:
     """A `cls` instance sharing `data`'s storage, a leaf (torch.Tensor._make_subclass)."""
-    if requires_grad and data._data.dtype.kind not in "fc":
+    if requires_grad and data._data.dtype.kind not in "fcV":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
     t = _new(cls)

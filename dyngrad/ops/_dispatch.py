@@ -93,8 +93,12 @@ def _remember_fast_key(spec, inputs, comp, res_dt):
         if comp is a._data.dtype:
             spec._dtype_cache[a._data.dtype] = (comp, res_dt)
     elif type(b) is float or type(b) is int:
-        # Python ints are passed straight to NumPy only where they cannot overflow the dtype
-        spec._dtype_cache[(a._data.dtype, type(b))] = (comp, res_dt, comp.kind in "fc")
+        # Python ints are passed straight to NumPy only where they cannot overflow the dtype;
+        # bfloat16's numbers take the general path (_bf16_scalar): no entry for the fast paths
+        if comp.kind == "V":
+            spec._dtype_cache.pop((a._data.dtype, type(b)), None)
+        else:
+            spec._dtype_cache[(a._data.dtype, type(b))] = (comp, res_dt, comp.kind in "fc")
 
 
 def _general_plan(spec, key, inputs):
@@ -127,11 +131,25 @@ def _scalar_for(value, np_dtype):
     return value
 
 
+# the ops whose CPU kernels take a Python number in float32 ("opmath") for a bfloat16 tensor;
+# the others round it to bfloat16 first (torch's TensorIterator casts it to the common dtype)
+_OPMATH_SCALAR_OPS = frozenset(("mul", "multiply", "div", "divide", "true_divide",
+                                "floor_divide"))
+
+
+def _bf16_scalar(spec, value, np_dtype):
+    """A Python number for a kernel computing in bfloat16 (ml_dtypes' NumPy type does not take
+    Python floats as "weak" as NumPy's own types do: it would compute in float32)."""
+    if type(value) is complex or not isinstance(value, (bool, int, float, _xp.generic)):
+        return value
+    return _xp.float32(value) if spec.base in _OPMATH_SCALAR_OPS else np_dtype.type(value)
+
+
 def _check_scalar(spec, value, np_dtype):
     """torch's checked conversion of a Python number to the dtype an op computes in, for the
     ops whose numbers must fit (``OpSpec.checked_scalars``: "int" checks integer dtypes only,
     as where's; "all" floats too, as clamp's bounds)."""
-    if np_dtype.kind in "iu" or (spec.checked_scalars == "all" and np_dtype.kind == "f"):
+    if np_dtype.kind in "iu" or (spec.checked_scalars == "all" and np_dtype.kind in "fV"):
         if type(value) in (int, float):
             from .creation import checked_scalar
             checked_scalar(value, D.from_np(np_dtype))
@@ -244,11 +262,18 @@ def fast_view(spec, self, rest):
 
 
 # True while the profiler records (autograd/profiler.py sets it through set_profiling): _run
-# then times each call. Off, it costs one flag test per op.
+# then times each call.
 _profiling = False
+# amp/_policy.py's hook while CPU autocast is on in some thread (Note [Autocast] there); it
+# returns _amp_pass for the ops it leaves alone
+_autocast_hook = None
+_amp_pass = object()
+# True while the profiler records or autocast's hook is installed: call and _run then go
+# through _intercepted. Off, it costs one flag test per op.
+_intercept = False
 # True while the fast paths step aside for the general path: while the profiler records, while
-# an inference_mode block is open in any thread, and while a forward-AD level exists (Note [Open
-# inference blocks] in autograd/grad_mode.py).
+# an inference_mode block is open in any thread, while a forward-AD level exists (Note [Open
+# inference blocks] in autograd/grad_mode.py), and while autocast's hook is installed.
 _fast_off = False
 
 
@@ -258,9 +283,16 @@ def set_profiling(on: bool) -> None:
     _update_fast_off()
 
 
+def set_autocast_hook(hook) -> None:
+    global _autocast_hook
+    _autocast_hook = hook
+    _update_fast_off()
+
+
 def _update_fast_off() -> None:
-    global _fast_off
-    _fast_off = _profiling or _gm._open_inference_blocks > 0 or _fw_state.level >= 0
+    global _fast_off, _intercept
+    _intercept = _profiling or _autocast_hook is not None
+    _fast_off = _intercept or _gm._open_inference_blocks > 0 or _fw_state.level >= 0
 
 
 _gm.on_mode_change = _update_fast_off
@@ -272,7 +304,7 @@ def call(spec, *args, **kwargs):
     TypeError where its arguments suit none of torch's overloads (Note [Parser errors] in
     _arg_parser.py; the try block costs nothing while nothing is raised)."""
     try:
-        if _profiling:
+        if _intercept:
             return _run(spec, args, kwargs)
         if spec.fast:
             if not kwargs and len(args) == spec.n_inputs:
@@ -291,9 +323,8 @@ def call(spec, *args, **kwargs):
 
 def _run(spec, args, kwargs, inplace_target=None, inplace=False):
     """Dispatch one call of `spec`. See Note [Hot path]."""
-    if _profiling:
-        from ..autograd.profiler import record_op
-        return record_op(spec, _run_general, args, kwargs, inplace_target, inplace)
+    if _intercept:
+        return _intercepted(spec, args, kwargs, inplace_target, inplace)
     if spec.fast and not kwargs and not inplace:
         if len(args) == spec.n_inputs:
             t = spec.fast_path(*args)
@@ -312,6 +343,20 @@ def _run(spec, args, kwargs, inplace_target=None, inplace=False):
     return _run_general(spec, args, kwargs, inplace_target, inplace)
 
 
+def _intercepted(spec, args, kwargs, inplace_target=None, inplace=False):
+    """``_run`` while autocast's hook is installed (it casts the inputs of the ops on its list
+    and runs them again: Note [Autocast] in amp/_policy.py) or the profiler records."""
+    hook = _autocast_hook
+    if hook is not None and not inplace:
+        result = hook(spec, args, kwargs)
+        if result is not _amp_pass:
+            return result
+    if _profiling:
+        from ..autograd.profiler import record_op
+        return record_op(spec, _run_general, args, kwargs, inplace_target, inplace)
+    return _run_general(spec, args, kwargs, inplace_target, inplace)
+
+
 def fast_inplace(spec, args, kwargs):
     """``target.op_(...)`` of a pointwise op with nothing to record (an optimizer's step under
     no_grad): a floating, C-contiguous target; its other inputs tensors of its dtype and shape
@@ -326,7 +371,7 @@ def fast_inplace(spec, args, kwargs):
         return None   # (too many arguments: _run_general raises torch's error)
     x = target._data
     dt = x.dtype
-    if dt.kind != "f" or not x.flags.c_contiguous:
+    if dt.kind != "f" or not x.flags.c_contiguous:   # (bfloat16: the general path)
         return None
     grad_on = _grad_state.grad_enabled
     if (grad_on and target._requires_grad) or _grad_state.inference or target._is_inference \
@@ -455,7 +500,7 @@ def unary_fast_path(spec, otherwise):
             t._requires_grad = False
             t._grad_fn = None
             return t
-        if saves < 0 or r[1].kind not in "fc":
+        if saves < 0 or r[1].kind not in "fcV":
             t._requires_grad = False
             t._grad_fn = None
             if one:
@@ -550,7 +595,7 @@ def binary_fast_path(spec, otherwise):
             t._requires_grad = False
             t._grad_fn = None
             return t
-        if not plain or res_dt.kind not in "fc":
+        if not plain or res_dt.kind not in "fcV":
             t._requires_grad = False
             t._grad_fn = None
             _record(spec, (a, b), (), None, (t,))
@@ -780,7 +825,8 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
             elif a is not None:
                 if spec.checked_scalars is not None:
                     _check_scalar(spec, a, comp)
-                arrays[i] = _scalar_for(a, comp)
+                arrays[i] = _scalar_for(a, comp) if comp.kind != "V" else \
+                    _bf16_scalar(spec, a, comp)
         if spec.list_input:
             arrays = (arrays,)
 
@@ -994,7 +1040,7 @@ def _attach_inplace(spec, node, target, is_view) -> None:
             saved.insert(pos, SavedTensor(target, is_output=True))
         node._saved = tuple(saved)
     was_required = target._requires_grad
-    if target._data.dtype.kind in "fc":
+    if target._data.dtype.kind in "fcV":
         target._grad_fn = node
         target._requires_grad = True
     target._output_nr = 0

@@ -92,14 +92,14 @@ def _record(spec, inputs, rest, kwargs, outputs):
     saved = saved_inputs(spec.save_plan, inputs)
     if len(outputs) == 1:
         out = outputs[0]
-        if out._data.dtype.kind in "fc" and not spec.nondiff_outputs:
+        if out._data.dtype.kind in "fcV" and not spec.nondiff_outputs:
             out._grad_fn = node
             out._requires_grad = True
     elif outputs:
         node._n_outputs = len(outputs)   # its formula takes one gradient per output
         nondiff = spec.nondiff_outputs
         for nr, out in enumerate(outputs):
-            if out._data.dtype.kind in "fc" and nr not in nondiff:
+            if out._data.dtype.kind in "fcV" and nr not in nondiff:
                 out._grad_fn = node
                 out._requires_grad = True
                 out._output_nr = nr
@@ -133,7 +133,7 @@ def _record_one(spec, a, rest, kwargs, out):
     node._meta = ((data.shape, data.dtype),)
     node._args = rest
     node._kwargs = kwargs
-    differentiable = out._data.dtype.kind in "fc"
+    differentiable = out._data.dtype.kind in "fcV"
     if differentiable:
         out._grad_fn = node
         out._requires_grad = True

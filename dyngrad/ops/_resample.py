@@ -57,7 +57,7 @@ def not_implemented(name, np_dtype):
 
 def check_dtype(name, arr, uint8=True):
     """torch's CPU kernels take floating types and (most) uint8; the names are the kernels'."""
-    if arr.dtype.kind != "f" and not (uint8 and arr.dtype == P.UINT8):
+    if arr.dtype.kind not in "fV" and not (uint8 and arr.dtype == P.UINT8):
         raise not_implemented(name, arr.dtype)
 
 

@@ -64,7 +64,7 @@ def _unlisted(spec):
 # -- kernel helpers --------------------------------------------------------------------------------
 def _opmath(x):
     """float16 computes in float32, as torch's CPU kernels do (see `_like`)."""
-    return x.astype(xp.float32) if x.dtype == xp.float16 else x
+    return x.astype(xp.float32) if x.dtype in _npb.LOW else x
 
 
 def _like(result, x):
@@ -78,12 +78,12 @@ def _contiguous(result):
 
 
 def _floating_only(x, kernel_name):
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise _not_implemented(kernel_name, x.dtype)
 
 
 _CTYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-           "int64": "int64_t", "float16": "c10::Half", "float32": "float", "float64": "double",
+           "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
            "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
 
 
@@ -91,8 +91,8 @@ def _checked(value, np_dtype):
     """A Python number converted to `np_dtype` as c10::checked_convert does, or its error."""
     name = xp.dtype(np_dtype).name
     error = RuntimeError(f"value cannot be converted to type {_CTYPES[name]} without overflow")
-    if xp.dtype(np_dtype).kind == "f":
-        if math.isfinite(value) and abs(value) > xp.finfo(np_dtype).max:
+    if xp.dtype(np_dtype).kind in "fV":
+        if math.isfinite(value) and abs(value) > _npb.finfo(np_dtype).max:
             raise error
         return value
     if isinstance(value, float) and not math.isfinite(value):
@@ -108,7 +108,7 @@ def _checked(value, np_dtype):
 
 
 def _opmath_dtype(np_dtype):
-    return xp.dtype(xp.float32) if np_dtype == xp.float16 else np_dtype
+    return xp.dtype(xp.float32) if np_dtype in _npb.LOW else np_dtype
 
 
 def _leaky(x, slope, kernel_name):
@@ -429,7 +429,7 @@ def _cpp_number(v) -> str:
        scalars=(), pointwise=True, public="nn.functional.softshrink")
 def softshrink(xp, self, lambd=0.5):
     _floating_only(self, "softshrink_check")
-    top = float(xp.finfo(self.dtype).max)
+    top = float(_npb.finfo(self.dtype).max)
     if not 0 <= lambd <= top:
         raise RuntimeError(f"lambda must be in range [0, {_cpp_number(top)}] for input dtype "
                            f"{D.from_np(self.dtype)._legacy}, but found {_cpp_number(lambd)}")

@@ -93,6 +93,11 @@ def _scaled(xp, other, alpha, dtype):
         return other
     if dtype.kind in "iu":
         alpha = xp.asarray(alpha).astype(dtype)   # wraps around, as torch's C cast (uint8: -1)
+    elif dtype in _npb.LOW:
+        # half/bfloat16: as torch's scalar loop, alpha and b in the dtype, their product rounded
+        # to it before the add (its vectorised loop, over all but the last size % 16 or 32
+        # elements, makes one fused multiply-add: the two differ in the last bit, now and then)
+        return xp.multiply(xp.asarray(other).astype(dtype), xp.asarray(alpha).astype(dtype))
     return xp.multiply(other, alpha, dtype=dtype)
 
 
@@ -288,7 +293,7 @@ def _trunc_div(xp, self, other):
     dt = _dtype(self, other)
     if dt.kind in "bc":
         raise _not_implemented("div_trunc_cpu", dt)
-    if dt.kind == "f":
+    if dt.kind in "fV":
         return xp.trunc(xp.true_divide(self, other))
     _check_int_divisor(xp, other)
     q = xp.floor_divide(self, other)

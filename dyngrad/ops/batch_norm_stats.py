@@ -111,7 +111,7 @@ def _param_dtype(input_dtype, params):
        inputs=("input", "running_mean", "running_var"), variants=(), scalars=(),
        kernel_dtypes=True)
 def _batch_norm_update_stats(xp, input, running_mean=None, running_var=None, momentum=0.1):
-    if input.dtype.kind != "f":
+    if input.dtype.kind not in "fV":
         raise NotImplementedError("\"batch_norm_update_stats_cpu\" not implemented for "
                                   f"'{D.from_np(input.dtype)._legacy}'")
     params = [p for p in (running_mean, running_var) if p is not None]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes as D
+from ..backends import numpy_backend as _npb
 from .._promotion import Promote, result_type_of_args
 from .._utils import broadcast_shapes
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
@@ -150,19 +151,20 @@ def _binary_family(name, tensor_spec, scalar_spec, scalar_self_spec=None, error_
 
 def _opmath(np_dtype):
     """The dtype torch's CPU kernels compute in: float for half, the dtype itself otherwise."""
-    return D.float32 if np_dtype.kind == "f" and np_dtype.itemsize == 2 else D.from_np(np_dtype)
+    return D.float32 if np_dtype.kind in "fV" and np_dtype.itemsize == 2 else D.from_np(np_dtype)
 
 
 def _in_opmath(xp, fn, self, *values):
     """``fn(self, *values)`` computed in float32 where the operands are float16 (torch's
     opmath), the result rounded back to float16 once. (The dispatcher has given the array
     operands one dtype, so `self`'s tells.)"""
-    if self.dtype != xp.float16:
+    low = self.dtype
+    if low not in _npb.LOW:
         return fn(self, *values)
     values = (self,) + values
-    values = [v.astype(xp.float32) if getattr(v, "dtype", None) == xp.float16 else v
+    values = [v.astype(xp.float32) if getattr(v, "dtype", None) == low else v
               for v in values]
-    return fn(*values).astype(xp.float16)
+    return fn(*values).astype(low)
 
 
 # -- fmod: two overloads -----------------------------------------------------------------------
@@ -286,7 +288,7 @@ def _(ctx, self_t, other_t):   # torch's (x dy - y dx) / (x² + y²), NaN where 
 @defop("hypot", node="HypotBackward0", inputs=("self", "other"), variants=ALL,
        saves={"self": "self", "other": "other", "result": None}, scalars=(), pointwise=True)
 def hypot(xp, self, other):
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fV":
         raise _not_implemented("hypot_cpu", self.dtype)
     return xp.hypot(self, other)
 
@@ -374,7 +376,7 @@ def _last_step_into(xp, self, _into):
     kernels write into the target] in _dispatch.py) writes its last step: the target itself
     for float32/64, one pass and one temporary fewer than a result copied in; None (a new
     result, which the caller copies) for float16, computed in float32 first, and integers."""
-    if _into is not None and self.dtype.kind == "f" and self.dtype != xp.float16:
+    if _into is not None and self.dtype.kind in "fV" and self.dtype not in _npb.LOW:
         return _into
     return None
 
@@ -791,7 +793,7 @@ logaddexp2.jvp(AUTO_ELEMENT_WISE)
 @defop("nextafter", node="NextafterBackward0", inputs=("self", "other"), variants=ALL,
        saves={"self": "self", "other": "self"}, scalars=(), pointwise=True)
 def nextafter(xp, self, other):
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fV":
         raise _not_implemented("nextafter_cpu", self.dtype)
     return xp.nextafter(self, other)
 
@@ -821,9 +823,9 @@ nextafter.jvp(AUTO_ELEMENT_WISE)
        nopromote=("other",), saves={"other": "self", "result": None}, public="ldexp",
        scalars=(), pointwise=True)
 def ldexp_spec(xp, self, other, *, dtype):
-    if self.dtype.kind == "f" and other.dtype.kind in "iu":
+    if self.dtype.kind in "fV" and other.dtype.kind in "iu":
         return xp.ldexp(self, other.astype(xp.int64))
-    if other.dtype.kind not in "fc":
+    if other.dtype.kind not in "fcV":
         other = other.astype(D.get_default_dtype().np)
     power = xp.power(other.dtype.type(2), other)
     return xp.multiply(self.astype(dtype.np), power.astype(dtype.np))

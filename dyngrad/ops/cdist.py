@@ -132,7 +132,7 @@ def _batch_views(xp, x1, x2):
 def _check_cdist(x1, x2, p):
     """cdist_impl's checks, in its order."""
     for name, x in (("X1", x1), ("X2", x2)):
-        if x.dtype.kind != "f":
+        if x.dtype.kind not in "fV":
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
                                f"{_legacy(x)}")
     if not p >= 0:
@@ -402,7 +402,7 @@ def _dist(xp, self, other, p=2):
     """The p-norm of ``self - other`` (broadcast) over every element; a real result."""
     with xp.errstate(over="ignore"):
         diff = self - other
-    if diff.dtype.kind not in "fc":
+    if diff.dtype.kind not in "fcV":
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {_legacy(diff)} instead.")
     if isinstance(p, complex):

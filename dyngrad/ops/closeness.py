@@ -20,7 +20,7 @@ from .pointwise import _tensor_cls, eq
 def isclose_spec(xp, self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     close = xp.equal(self, other)
     kind = self.dtype.kind
-    if equal_nan and kind in "fc":
+    if equal_nan and kind in "fcV":
         close |= xp.isnan(self) & xp.isnan(other)
     if rtol == 0 and atol == 0:
         return close

@@ -116,7 +116,7 @@ def _check_forward(input, weight, bias, stride, padding, dilation, transposed, o
                     + " " + " ".join(f"stride_{n}: {v}" for n, v in zip(names, stride))
                     + " " + " ".join(f"dilation_{n}: {v}" for n, v in zip(names, dilation)))
     if input.dtype != weight.dtype:
-        if input.dtype.kind == "f" and input.dtype.itemsize == 4:
+        if input.dtype.kind in "fV" and input.dtype.itemsize == 4:
             raise RuntimeError(f"Input type (torch.{_legacy(input)}Tensor) and weight type "
                                f"(torch.{_legacy(weight)}Tensor) should be the same or input "
                                "should be a MKLDNN tensor and weight is a dense tensor")
@@ -198,7 +198,7 @@ def convolution_backward(xp, grad_output, input, weight, bias_sizes, stride, pad
                          transposed, output_padding, groups, output_mask):
     """(grad_input, grad_weight, grad_bias); an output not in `output_mask` is an empty array."""
     kind = grad_output.dtype.kind
-    if kind not in "f":   # torch's CPU kernels (complex convolutions decompose into real ones)
+    if kind not in "fV":   # torch's CPU kernels (complex convolutions decompose into real ones)
         name = ("slow_conv2d_cpu_grad_input" if output_mask[0] else
                 "slow_conv2d_cpu" if kind in "bc" else "slow_conv2d_cpu_grad_weight")
         raise NotImplementedError(f"\"{name}\" not implemented for '{_legacy(grad_output)}'")

@@ -178,7 +178,7 @@ def _shorthand(name, dtype):
     return method
 
 
-_SHORTHANDS = {"half": D.float16, "float": D.float32, "double": D.float64, "short": D.int16,
+_SHORTHANDS = {"half": D.float16, "bfloat16": D.bfloat16, "float": D.float32, "double": D.float64, "short": D.int16,
                "int": D.int32, "long": D.int64, "bool": D.bool_, "byte": D.uint8,
                "char": D.int8, "cfloat": D.complex64, "cdouble": D.complex128}
 

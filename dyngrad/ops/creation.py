@@ -48,7 +48,8 @@ _ndarray = xp.ndarray
 
 # c10's names for dtypes, as overflow and random-bounds messages print them
 C10_NAME = {D.bool_: "bool", D.uint8: "uint8_t", D.int8: "int8_t", D.int16: "int16_t",
-            D.int32: "int", D.int64: "int64_t", D.float16: "c10::Half", D.float32: "float",
+            D.int32: "int", D.int64: "int64_t", D.float16: "c10::Half", D.bfloat16: "c10::BFloat16",
+            D.float32: "float",
             D.float64: "double", D.complex64: "c10::complex<float>",
             D.complex128: "c10::complex<double>", D.uint16: "uint16_t", D.uint32: "uint32_t",
             D.uint64: "uint64_t"}
@@ -203,7 +204,7 @@ def _int_limits(d):
 def _float_max(d) -> float:
     r = _LIMITS.get(d)
     if r is None:
-        r = _LIMITS[d] = float(xp.finfo(d.to_real().np).max)
+        r = _LIMITS[d] = float(_npb.finfo(d.to_real().np).max)
     return r
 
 
@@ -292,7 +293,7 @@ def cast_array(arr, np_dtype):
         _warn_once(_COMPLEX_WARNING)
         arr = arr.real
         src = arr.dtype
-    if np_dtype.kind == "f" and np_dtype.itemsize == 2 and src.itemsize == 8:
+    if np_dtype.kind in "fV" and np_dtype.itemsize == 2 and src.itemsize == 8:
         arr = arr.astype(xp.float32)
     return arr.astype(np_dtype)
 
@@ -730,7 +731,7 @@ def numel(input) -> int:
 
 def is_floating_point(input) -> bool:
     check_tensor_arg("is_floating_point", input)
-    return input._data.dtype.kind == "f"
+    return input._data.dtype.kind in "fV"
 
 
 def is_complex(input) -> bool:

@@ -74,7 +74,7 @@ def _fmt(x) -> str:
 
 
 def _float_kernel_check(name, self_dt):
-    if self_dt.kind not in "fc":
+    if self_dt.kind not in "fcV":
         raise NotImplementedError(f"\"{name}\" not implemented for "
                                   f"'{D.from_np(self_dt)._legacy}'")
 
@@ -93,7 +93,7 @@ def uniform(xp, self, from_=0, to=1, *, generator=None):
     _float_kernel_check("check_uniform_bounds", self.dtype)
     real = d.to_real()
     lo, hi = float(number(from_)), float(number(to))
-    mx = float(xp.finfo(real.np).max)
+    mx = float(_npb.finfo(real.np).max)
     name = TYPEMETA_NAME[real]
     for v, what in ((lo, "from"), (hi, "to")):
         if not -mx <= v <= mx:
@@ -151,7 +151,7 @@ def bernoulli_tensor(xp, self, p, *, generator=None):
     if self.dtype.kind == "u" and self.itemsize > 1:   # (torch dispatches on self first)
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_self_\" not implemented for "
                                   f"'{D.from_np(self.dtype)._legacy}'")
-    if p.dtype.kind not in "f":
+    if p.dtype.kind not in "fV":
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
                                   f"'{D.from_np(p.dtype)._legacy}'")
     if self.dtype.kind == "c":
@@ -248,7 +248,7 @@ def exponential(xp, self, lambd=1, *, generator=None):
     lambd = number(lambd)
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
-    if self.dtype.kind not in "f":
+    if self.dtype.kind not in "fV":
         raise RuntimeError("Exponential distribution is a continuous probability distribution. "
                            "dtype must be a floating point but you specified "
                            f"{D.from_np(self.dtype)._legacy}")
@@ -301,7 +301,7 @@ def log_normal(xp, self, mean=1, std=2, *, generator=None):
     mean, std = number(mean), number(std)
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fV":
         raise NotImplementedError(f"\"log_normal_cpu\" not implemented for "
                                   f"'{D.from_np(self.dtype)._legacy}'")
     z = _normal_array(_gen(generator), self.shape, xp.dtype(xp.float64), mean, std,
@@ -507,7 +507,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
 @defop("bernoulli", node="BernoulliBackward0", promote=Promote.NONE, variants=(),
        public="bernoulli")
 def bernoulli_p_self(xp, self, *, generator=None):
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fV":
         which = "self" if self.dtype.kind == "c" or (self.dtype.kind == "u"
                                                     and self.itemsize > 1) else "p"
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_{which}_\" not implemented for "
@@ -557,7 +557,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     p = input._data
     if not 1 <= p.ndim <= 2:
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if p.dtype.kind != "f":
+    if p.dtype.kind not in "fV":
         raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
                            f"{input.dtype._legacy}")
     if num_samples <= 0:

@@ -149,7 +149,7 @@ def _embedding_bag(xp, weight, indices, offsets, per_sample_weights=None,
     """Sums, means or maxima of bags of embedding rows: (output, offset2bag, bag_size,
     max_indices), torch's four results. (Tensors first, as the dispatcher wants; torch's
     schema puts per_sample_weights later.)"""
-    if weight.dtype.kind != "f":
+    if weight.dtype.kind not in "fV":
         got = D.type_string(D.from_np(weight.dtype))   # (bool, complex: CPUBoolType...)
         raise RuntimeError(f"Expected tensor for argument #1 'weight' to have one of the "
                            f"following scalar types: Half, BFloat16, Float, Double; but got "

@@ -82,7 +82,7 @@ def _check(fname, nd, self, random_samples, kernel_size, output_size, where):
         shape = tuple(self.shape[:-nd]) + tuple(output_size)
         raise RuntimeError(f"Trying to create tensor with negative dimension "
                            f"{min(output_size)}: {shape_str(shape)}")
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fV":
         raise NotImplementedError(f"\"{fname}_out_frame\" not implemented for "
                                   f"'{D.from_np(self.dtype)._legacy}'")
 

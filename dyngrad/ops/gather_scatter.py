@@ -473,7 +473,7 @@ def _scatter_reduce(xp, self, index, src, dim, reduce, include_self=True):
         count = xp.ones_like(out) if include_self else xp.zeros_like(out)
         _scatter_into(count, index, xp.ones_like(values), d, xp.add)
         count[count == 0] = 1
-        if out.dtype.kind in "fc":
+        if out.dtype.kind in "fcV":
             out = (out / count).astype(out.dtype, copy=False)
         else:
             out = xp.floor_divide(out, count)

@@ -279,7 +279,7 @@ def _check(input, grid, mode, kernel):
                                f"{i} being empty")
     if rank == 3 and mode == 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-    if input.dtype.kind != "f":
+    if input.dtype.kind not in "fV":
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{D.from_np(input.dtype)._legacy}'")
     if grid.dtype != input.dtype:

@@ -70,7 +70,7 @@ def hash_tensor(input, dim=(), *, keepdim=False, mode=0, out=None):
         raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
     if x.dtype.kind == "c" or input.dtype in D.LIMITED_UNSIGNED:
         raise NotImplementedError(f"\"xor_sum_cpu\" not implemented for '{input.dtype._legacy}'")
-    wide = x.astype(_xp.float64 if x.dtype.kind == "f" else _xp.int64).view(_xp.uint64)
+    wide = x.astype(_xp.float64 if x.dtype.kind in "fV" else _xp.int64).view(_xp.uint64)
     if axes == ():
         reduced = wide.copy()
     else:

@@ -44,7 +44,7 @@ def _identity(xp, reduce, dtype):
         return 0
     if dtype.kind == "b":
         return reduce == "amin"
-    if dtype.kind == "f":
+    if dtype.kind in "fV":
         return -xp.inf if reduce == "amax" else xp.inf
     info = xp.iinfo(dtype)
     return info.min if reduce == "amax" else info.max
@@ -82,7 +82,7 @@ def _index_reduce(xp, self, index, source, dim, reduce, include_self=True):
         xp.add.at(counts, idx, self.dtype.type(1))
         counts[counts == 0] = 1
         counts = counts.reshape((-1,) + (1,) * (view.ndim - 1))
-        if self.dtype.kind in "fc":
+        if self.dtype.kind in "fcV":
             view[...] = view / counts
         else:
             view[...] = xp.floor_divide(view, counts)

@@ -65,7 +65,7 @@ def _tp_name(obj) -> str:
 # Python numbers as values: torch's checked conversion (c10::checked_convert)
 # ---------------------------------------------------------------------------------------------
 _CTYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-          "int64": "int64_t", "float16": "double", "float32": "float", "float64": "double",
+          "int64": "int64_t", "float16": "double", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
           "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
           "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
 

@@ -35,6 +35,7 @@ from ..autograd.forward_ad import MULTILINEAR
 # C++ type names, as torch's "expected m1 and m2 to have the same dtype" message spells them.
 _CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
               "int16": "short int", "int32": "int", "int64": "long int", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16",
               "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
               "complex128": "c10::complex<double>", "uint16": "short unsigned int",
               "uint32": "unsigned int", "uint64": "long unsigned int"}
@@ -61,9 +62,9 @@ def _check_bool(arr, kernel_name: str) -> None:
 def _product(xp, fn, a, b):
     """a @ b; float16 accumulates in float32 as torch's CPU kernels do."""
     kind = a.dtype.kind
-    if kind == "f" and a.itemsize == 2:
-        return fn(a.astype(xp.float32), b.astype(xp.float32)).astype(xp.float16)
-    if kind != "f" and kind != "c":
+    if kind in "fV" and a.itemsize == 2:
+        return fn(a.astype(xp.float32), b.astype(xp.float32)).astype(a.dtype)
+    if kind not in "fV" and kind != "c":
         return fn(a, b)
     # a matrix BLAS cannot read (neither C- nor F-ordered: an expanded gradient) is copied to
     # C order first, since NumPy's matmul falls back to a slow loop for other strides
@@ -506,12 +507,18 @@ def addmm(xp, self, mat1, mat2, *, beta=1, alpha=1):
     shape = (mat1.shape[0], mat2.shape[1])
     _expand_self(self, shape)
     _check_bool(self, "addmm_impl_cpu_")
+    if dt.kind in "fV" and dt.itemsize == 2:
+        # half/bfloat16: torch's gemm sums in float32 and adds the bias there, rounding once
+        f = xp.float32
+        r = _fused(xp, xp.broadcast_to(self.astype(f), shape), _product(xp, xp.matmul, mat1.astype(f),
+                                                                         mat2.astype(f)), beta, alpha)
+        return r.astype(dt)
     if beta == 1 and alpha == 1 and not _few_rows_times_transposed(mat1, mat2):
         result = gemm_plus(self, mat1, mat2)   # Note [gemm onto the bias] (None: no SciPy)
         if result is not None:
             return result
     product = _product(xp, xp.matmul, mat1, mat2)
-    if beta == 1 and alpha == 1 and product.dtype.kind == "f":
+    if beta == 1 and alpha == 1 and product.dtype.kind in "fV":
         product += self          # a linear layer's case: the fresh product takes the bias
         return product
     return _fused(xp, xp.broadcast_to(self, shape), product, beta, alpha)
@@ -588,7 +595,7 @@ addmv.jvp(_fused_product_jvp)
 def _check_addr_scalar(dtype, value, name):
     if isinstance(value, bool) and dtype.kind != "b":
         raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
-    if dtype.kind not in "fc" and isinstance(value, float):
+    if dtype.kind not in "fcV" and isinstance(value, float):
         raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
                            "floating point number.")
 

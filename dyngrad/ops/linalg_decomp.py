@@ -53,7 +53,7 @@ def check_floating(arr, name: str, half: str | None = None) -> None:
     """torch's "Expected a floating point or complex tensor" check; `half` is the error a
     float16 input gets (a message, or a kernel name for "not implemented")."""
     legacy = D.from_np(arr.dtype)._legacy
-    if arr.dtype.kind not in "fc":
+    if arr.dtype.kind not in "fcV":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
                            f"Got {legacy}")
     if arr.dtype.itemsize == 2:
@@ -628,7 +628,7 @@ def linalg_solve_triangular(xp, self, B, *, upper, left=True, unitriangular=Fals
     name = "linalg.solve_triangular"
     check_square(self, name)
     _check_solver_shapes(self, B, name, left)
-    if self.dtype.kind not in "fc" or self.dtype.itemsize == 2:
+    if self.dtype.kind not in "fcV" or self.dtype.itemsize == 2:
         not_implemented(self, "triangular_solve_cpu")
     B = B.astype(self.dtype)
     return fortran(xp, _triangular_solve_array(xp, self, B, upper, left, unitriangular))
@@ -675,7 +675,7 @@ def _triangular_solve(xp, self, A, upper=True, transpose=False, unitriangular=Fa
         raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
                            f"{A.shape[-2]} by {A.shape[-1]} but each b matrix is "
                            f"{self.shape[-2]} by {self.shape[-1]}")
-    if A.dtype.kind not in "fc" or A.dtype.itemsize == 2:
+    if A.dtype.kind not in "fcV" or A.dtype.itemsize == 2:
         not_implemented(A, "triangular_solve_cpu")
     batch = tuple(broadcast_shapes(A.shape[:-2], self.shape[:-2]))
     M = xp.swapaxes(A, -1, -2) if transpose else A
@@ -741,7 +741,7 @@ def _cholesky_solve(xp, self, input2, upper=False):
         raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
                            f"{input2.shape[-2]} by {input2.shape[-1]} but each b matrix is "
                            f"{self.shape[-2]} by {self.shape[-1]}")
-    if self.dtype.kind not in "fc" or self.dtype.itemsize == 2:
+    if self.dtype.kind not in "fcV" or self.dtype.itemsize == 2:
         not_implemented(self, "cholesky_solve_cpu")
     L = xp.swapaxes(input2, -1, -2).conj() if upper else input2
     Y = _triangular_solve_array(xp, L, self, False)

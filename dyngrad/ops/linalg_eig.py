@@ -39,9 +39,9 @@ def _complex_of(xp, dtype):
        outputs=("eigenvalues", "eigenvectors"), scalars=(), kernel_dtypes=True)
 def linalg_eig(xp, A, compute_v=True, *, api="linalg.eig"):
     check_square(A, api)
-    if A.dtype.kind not in "fc" or A.dtype.itemsize == 2:
+    if A.dtype.kind not in "fcV" or A.dtype.itemsize == 2:
         legacy = D.from_np(A.dtype)._legacy
-        if A.dtype.kind == "f":   # half precision
+        if A.dtype.kind in "fV":   # half precision
             raise NotImplementedError(f"\"linalg_eig_out_cpu\" not implemented for '{legacy}'")
         raise RuntimeError(f"Unknown Complex ScalarType for {legacy}")
     cdt = _complex_of(xp, A.dtype)

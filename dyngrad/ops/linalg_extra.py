@@ -44,7 +44,7 @@ _CHOLESKY_DEPRECATED = (
 @defop("cholesky", node="CholeskyBackward0", promote=Promote.NONE, variants=(),
        saves=("result",), scalars=(), kernel_dtypes=True)
 def _cholesky(xp, self, upper=False):
-    if self.dtype.kind not in "fc" or self.dtype.itemsize == 2:
+    if self.dtype.kind not in "fcV" or self.dtype.itemsize == 2:
         not_implemented(self, "cholesky_cpu")
     check_square(self, "cholesky")
     return linalg_cholesky_ex.kernel(xp, self, upper=upper, check_errors=True,
@@ -74,7 +74,7 @@ FUNCTIONS["cholesky"] = METHODS["cholesky"] = cholesky
        saves=("self", "result"), scalars=(), kernel_dtypes=True)
 def _cholesky_inverse(xp, self, upper=False):
     name = "cholesky_inverse"
-    if self.dtype.kind not in "fc" or self.dtype.itemsize == 2:
+    if self.dtype.kind not in "fcV" or self.dtype.itemsize == 2:
         not_implemented(self, "cholesky_inverse_out_cpu")
     check_square(self, name)
     n = self.shape[-1]

@@ -38,7 +38,7 @@ def _legacy(arr):
 def geqrf(xp, self):
     if self.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
-    if self.dtype.kind not in "fc" or self.dtype.itemsize == 2:
+    if self.dtype.kind not in "fcV" or self.dtype.itemsize == 2:
         not_implemented(self, "geqrf_cpu")
     m, n = self.shape[-2:]
     k = min(m, n)
@@ -157,7 +157,7 @@ def _check_householder(A, tau):
        saves=("input", "tau", "result"), scalars=(), kernel_dtypes=True)
 def linalg_householder_product(xp, input, tau):
     _check_householder(input, tau)
-    if input.dtype.kind not in "fc" or input.dtype.itemsize == 2:
+    if input.dtype.kind not in "fcV" or input.dtype.itemsize == 2:
         not_implemented(input, "orgqr_cpu")
     m, n = input.shape[-2:]
     E = _eye_batch(xp, input.shape[:-2], m, n, input.dtype)
@@ -227,7 +227,7 @@ def _check_ormqr(A, tau, C, left):
        kernel_dtypes=True)
 def ormqr(xp, self, input2, input3, left=True, transpose=False):
     _check_ormqr(self, input2, input3, left)
-    if self.dtype.kind not in "fc" or self.dtype.itemsize == 2:
+    if self.dtype.kind not in "fcV" or self.dtype.itemsize == 2:
         not_implemented(self, "ormqr_cpu")
     m = self.shape[-2]
     Q = _apply_q(xp, self, input2, _eye_batch(xp, self.shape[:-2], m, m, self.dtype))

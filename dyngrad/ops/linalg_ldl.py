@@ -163,7 +163,7 @@ def _update_2x2(xp, A, k, herm):
 def linalg_ldl_factor_ex(xp, self, *, hermitian=False, check_errors=False):
     api = "torch.linalg.ldl_factor_ex"
     check_square(self, api)
-    if self.dtype.kind not in "fc":
+    if self.dtype.kind not in "fcV":
         raise RuntimeError(f"{api}: Expected a floating point or complex tensor as input. Got "
                            f"{_legacy(self)}")
     if self.dtype.itemsize == 2:
@@ -248,7 +248,7 @@ def _check_ldl_solve(LD, pivots, B):
                            "instead")
     if pivots.dtype.kind not in "iu":
         raise RuntimeError(f"{name}: Expected pivots to be integers. Got {_legacy(pivots)}")
-    if LD.dtype.kind not in "fc":
+    if LD.dtype.kind not in "fcV":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{_legacy(LD)}")
     if LD.dtype != B.dtype:

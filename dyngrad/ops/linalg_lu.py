@@ -44,7 +44,7 @@ def _check_lu_input(A, name):
     if A.ndim < 2:
         raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(A.shape)} instead")
-    if A.dtype.kind not in "fc" or A.dtype.itemsize == 2:
+    if A.dtype.kind not in "fcV" or A.dtype.itemsize == 2:
         raise NotImplementedError(f"\"lu_cpu\" not implemented for "
                                   f"'{D.from_np(A.dtype)._legacy}'")
 
@@ -307,7 +307,7 @@ FUNCTIONS["lu_unpack"] = lu_unpack
        saves=("LU", "pivots", "result"), scalars=(), kernel_dtypes=True)
 def linalg_lu_solve(xp, LU, pivots, B, *, left=True, adjoint=False):
     name = "linalg.lu_solve"
-    if LU.dtype.kind not in "fc":
+    if LU.dtype.kind not in "fcV":
         raise RuntimeError(f"torch.{name}: Expected a floating point or complex tensor as "
                            f"input. Got {D.from_np(LU.dtype)._legacy}")
     if pivots.dtype != xp.int32:

@@ -28,7 +28,7 @@ _PADE_13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 118735
 
 
 def _check_input(A, name="linalg.matrix_exp"):
-    if A.dtype.kind not in "fc":
+    if A.dtype.kind not in "fcV":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
                            f"Got {D.from_np(A.dtype)._legacy}")
     check_square(A, name)

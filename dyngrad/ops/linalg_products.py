@@ -497,7 +497,7 @@ def multi_dot(tensors, *, out=None):
 
 def vecdot(x, y, *, dim: int = -1, out=None):
     """The dot product of vectors along `dim` (conjugating `x`), broadcasting the rest."""
-    if x._data.dtype.kind not in "fc":
+    if x._data.dtype.kind not in "fcV":
         raise RuntimeError("linalg.vecdot: Expected a floating point or complex tensor as "
                            f"input. Got {x.dtype._legacy}")
     if x.dtype is not y.dtype:

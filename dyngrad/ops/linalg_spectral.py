@@ -14,6 +14,7 @@ losses the gradient does not depend on the representative either.
 from __future__ import annotations
 
 from .. import _dtypes as D
+from ..backends import numpy_backend as _npb
 from .._promotion import Promote
 from .._utils import broadcast_shapes, shape_str
 from ..autograd import grad_mode as _gm
@@ -325,7 +326,7 @@ def _linalg_eigh(xp, A, UPLO="L", compute_v=True):
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     check_square(A, "linalg.eigh")
-    if A.dtype.kind not in "fc" or A.dtype.itemsize == 2:
+    if A.dtype.kind not in "fcV" or A.dtype.itemsize == 2:
         legacy = D.from_np(A.dtype)._legacy
         raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{legacy}'")
     real = A.real.dtype
@@ -415,7 +416,7 @@ def _real_dtype(A):
 @defop("linalg_pinv", node="LinalgPinvBackward0", promote=Promote.NONE, variants=(),
        saves=("self", "result"), scalars=(), kernel_dtypes=True)
 def linalg_pinv(xp, self, atol, rtol, hermitian=False):
-    if self.ndim < 2 or self.dtype.kind not in "fc" or self.dtype.itemsize == 2:
+    if self.ndim < 2 or self.dtype.kind not in "fcV" or self.dtype.itemsize == 2:
         legacy = D.from_np(self.dtype)._legacy
         raise RuntimeError(f"linalg.pinv({legacy}{{{shape_str(self.shape)}}}): expected a "
                            "tensor with 2 or more dimensions of float, double, cfloat or "
@@ -473,7 +474,7 @@ def pinv(A, rcond=None, hermitian: bool = False, *, atol=None, rtol=None, out=No
     values at most ``max(atol, rtol * largest)`` count as zero."""
     if rcond is not None:
         rtol = rcond
-    if A.ndim >= 2 and A._data.dtype.kind in "fc" and A._data.dtype.itemsize > 2:
+    if A.ndim >= 2 and A._data.dtype.kind in "fcV" and A._data.dtype.itemsize > 2:
         atol, rtol = _tolerances(A, atol, rtol)
     else:
         atol, rtol = 0.0, 0.0
@@ -500,11 +501,11 @@ _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
        scalars=(), kernel_dtypes=True)
 def linalg_lstsq(xp, self, b, rcond=None, *, driver=None):
     name = "torch.linalg.lstsq"
-    if self.dtype != b.dtype and self.dtype.kind in "fc" and b.dtype.kind in "fc":
+    if self.dtype != b.dtype and self.dtype.kind in "fcV" and b.dtype.kind in "fcV":
         raise RuntimeError(f"{name}: Expected input and other to have the same dtype, but got "
                            f"input's dtype {D.from_np(self.dtype)._legacy} and other's dtype "
                            f"{D.from_np(b.dtype)._legacy}")
-    if self.dtype.kind not in "fc" or self.dtype.itemsize == 2:
+    if self.dtype.kind not in "fcV" or self.dtype.itemsize == 2:
         raise RuntimeError("This function doesn't handle types other than float and double")
     if self.ndim < 2:
         raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
@@ -525,7 +526,7 @@ def linalg_lstsq(xp, self, b, rcond=None, *, driver=None):
     k = B.shape[-1]
     real = self.real.dtype
     if rcond is None:
-        rcond = float(xp.finfo(real).eps) * max(m, n)
+        rcond = float(_npb.finfo(real).eps) * max(m, n)
     flat_a, flat_b = A.reshape(-1, m, n), B.reshape(-1, m, k)
     count = flat_a.shape[0]
     rows = max(m, n)
@@ -613,7 +614,7 @@ FUNCTIONS["linalg.lstsq"] = lstsq
 # -- matrix_rank ---------------------------------------------------------------------------------
 def matrix_rank(A, tol=None, hermitian: bool = False, *, atol=None, rtol=None, out=None):
     """The number of singular values above ``max(atol, rtol * largest)`` (int64)."""
-    if A._data.dtype.kind not in "fc" or A._data.dtype.itemsize == 2:
+    if A._data.dtype.kind not in "fcV" or A._data.dtype.itemsize == 2:
         raise RuntimeError("This function doesn't handle types other than float and double")
     if A.ndim < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 
 from .. import _dtypes as D
+from ..backends import numpy_backend as _npb
 from .._promotion import Promote
 from .._utils import broadcast_shapes, canonical_dim
 from . import view_backward as _vb
@@ -29,8 +30,8 @@ def _shape_op(name: str):
 def _trace(xp, self):
     if self.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.ndim}")
-    if self.dtype == xp.float16:
-        return xp.asarray(xp.trace(self, dtype=xp.float32)).astype(xp.float16)
+    if self.dtype in _npb.LOW:
+        return xp.asarray(xp.trace(self, dtype=xp.float32)).astype(self.dtype)
     return xp.asarray(xp.trace(self))
 
 

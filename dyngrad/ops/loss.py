@@ -14,6 +14,7 @@ import warnings
 from .._utils import shape_str
 from ._autograd_utils import row_major
 from ._registry import FUNCTIONS, composite, defop
+from ._selection import warn_at_caller
 from .creation import laid_out_like
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR, FROM_BACKWARD
 from .pointwise import _not_implemented
@@ -163,7 +164,7 @@ def scalar_minus(value, x):
 # -- kernel helpers ------------------------------------------------------------------------------
 def _float_input(xp, x, kernel):
     """x in a float type to compute with (float32 for half), after torch's dtype check."""
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise _not_implemented(kernel, x.dtype)
     return x.astype(xp.float32) if x.dtype.itemsize < 4 else x
 
@@ -200,6 +201,9 @@ def _grads(ctx, g):
        saves=("self", "target"), pointwise=True)
 def mse_loss_op(xp, self, target, reduction=MEAN):
     x = _float_input(xp, self, "mse_cpu")
+    if x is not self:   # half/bfloat16: torch's kernel rounds the difference, then its square
+        d = self - target.astype(self.dtype)
+        return _reduce(xp, (d * d).astype(x.dtype), reduction, self.dtype)
     d = x - target.astype(x.dtype)
     return _reduce(xp, d * d, reduction, self.dtype)
 
@@ -498,11 +502,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         code = get_enum(legacy_reduction(size_average, reduce))
     else:
         if reduction == "mean":
-            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
-                          "the support size.'batchmean' divides only by the batch size, and "
-                          "aligns with the KL div math definition.'mean' will be changed to "
-                          "behave the same as 'batchmean' in the next major release.",
-                          stacklevel=2)
+            warn_at_caller("reduction: 'mean' divides the total loss by both the batch size "
+                           "and the support size.'batchmean' divides only by the batch size, and "
+                           "aligns with the KL div math definition.'mean' will be changed to "
+                           "behave the same as 'batchmean' in the next major release.")
         code = SUM if reduction == "batchmean" else get_enum(reduction)
     out = _kl_div(input, target, code, log_target)
     if reduction == "batchmean" and input.dim() != 0:

@@ -172,7 +172,7 @@ def _betas(xp, lp, skip, valid, il, tl):
 
 
 def _check_dtype(xp, log_probs, kernel):
-    if log_probs.dtype.kind != "f" or log_probs.dtype.itemsize < 4:
+    if log_probs.dtype.kind not in "fV" or log_probs.dtype.itemsize < 4:
         raise _not_implemented(kernel, log_probs.dtype)
 
 

@@ -91,7 +91,7 @@ def _multi_margin_terms(xp, input, target, weight, p, margin, kernel):
     """(x as (N, C), target as (N, 1), the hinge terms z as (N, C) with the target column 0,
     the per-sample weight column or None). See Note [Margin losses, vectorised]."""
     nframe, dim = _multi_margin_check(input, target, weight)
-    if input.dtype.kind != "f" or input.dtype.itemsize < 4:
+    if input.dtype.kind not in "fV" or input.dtype.itemsize < 4:
         raise _not_implemented(kernel, input.dtype)
     _check_long(target)
     if weight is not None and weight.dtype != input.dtype:
@@ -196,7 +196,7 @@ def _multilabel_terms(xp, input, target, kernel):
     is_target mask (N, C), the hinge terms z as (N, J, C), masked). See Note [Margin losses,
     vectorised]."""
     nframe, dim = _multilabel_check(xp, input, target)
-    if input.dtype.kind != "f" or input.dtype.itemsize < 4:
+    if input.dtype.kind not in "fV" or input.dtype.itemsize < 4:
         raise _not_implemented(kernel, input.dtype)
     _check_long(target)
     x = input.reshape(nframe, dim)

@@ -27,7 +27,7 @@ def _check_nll(xp, self, target, weight, kernel):
         from .._dtypes import from_np
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{from_np(target.dtype)._legacy}")
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fV":
         raise _not_implemented(kernel, self.dtype)
     axis = 0 if self.ndim == 1 else 1
     n_classes = self.shape[axis] if self.ndim else 1

@@ -27,7 +27,7 @@ def frobenius_norm(input, dim, keepdim: bool = False, *, out=None):
     if len(dim) > 2:
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions "
                            "instead.")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {_legacy(input)} instead.")
     return write_out(norm_p_dim(input, 2.0, dim, keepdim), out, op="norm")

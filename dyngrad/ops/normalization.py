@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes as D
+from ..backends import numpy_backend as _npb
 from .._promotion import Promote
 from .._utils import shape_str
 from ..autograd.grad_mode import no_grad
@@ -42,10 +43,10 @@ def _normalised_grad(grad, xhat, rstd, weight, dims):
 
 def _float_input(xp, input, kernel):
     """The input as the kernel computes with it (float32 for half), after torch's dtype check."""
-    if input.dtype.kind != "f":
+    if input.dtype.kind not in "fV":
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{D.from_np(input.dtype)._legacy}'")
-    return input.astype(xp.float32) if input.dtype == xp.float16 else input
+    return input.astype(xp.float32) if input.dtype in _npb.LOW else input
 
 
 def _stats(x, dims, eps):
@@ -413,7 +414,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     # half precision is computed in float32 (torch's opmath type), eps that type's too, and
     # the result comes back in the input's dtype and suggested memory format
     dtype = input.dtype
-    x = input.to(D.float32) if dtype == D.float16 else input   # (no bfloat16 in dyngrad)
+    x = input.to(D.float32) if dtype in (D.float16, D.bfloat16) else input
     if eps is None:
         eps = float(D.finfo(x.dtype).eps)
     nd = input.dim()

@@ -32,7 +32,7 @@ def _ord_str(ord) -> str:
 
 
 def _check_floating(x, name, low_precision=True):
-    if x.dtype.kind not in "fc":
+    if x.dtype.kind not in "fcV":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{D.from_np(x.dtype)._legacy}")
     if not low_precision and x.dtype == D.float16.np:
@@ -61,7 +61,7 @@ def _check_dtype(dtype, x_dtype, name):
 @defop("linalg_vector_norm", node="LinalgVectorNormBackward0", promote=Promote.NONE,
        variants=(), saves=("self", "result"), kernel_dtypes=True, scalars=())
 def _vector_norm(xp, self, ord=2, dim=None, keepdim=False, *, dtype=None):
-    if ord == 2 and dtype is None and self.dtype.kind == "f" and self.size:
+    if ord == 2 and dtype is None and self.dtype.kind in "fV" and self.size:
         # the commonest call, the Euclidean norm of a real tensor: what the code below computes,
         # without its checks (none can fail here)
         axes = reduced_axes(dim, self.ndim)

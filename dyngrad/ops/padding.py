@@ -419,7 +419,7 @@ def _check_window(kernel_size, dilation, padding, stride, stride_first):
 
 
 def _check_floating(xp, arr, name):
-    if arr.dtype.kind not in "fcb":
+    if arr.dtype.kind not in "fcbV":
         raise NotImplementedError(f'"{name}" not implemented for '
                                   f"'{D.from_np(arr.dtype)._legacy}'")
 

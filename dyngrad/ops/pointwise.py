@@ -260,7 +260,7 @@ def _bitwise(name, ufunc_name, kernel_name):
            pointwise=True)
     def op(xp, self, other):
         dt = _dtype(self, other)
-        if dt is None or dt.kind in "fc":
+        if dt is None or dt.kind in "fcV":
             raise _not_implemented(kernel_name, dt if dt is not None else D.get_default_dtype().np)
         return getattr(xp, ufunc_name)(self, other)
     return op
@@ -273,7 +273,7 @@ bitwise_xor = _bitwise("bitwise_xor", "bitwise_xor", "bitwise_xor_cpu")
 
 @defop("bitwise_not", node=None, variants=ALL, scalars=(), pointwise=True)
 def bitwise_not(xp, self):
-    if self.dtype.kind in "fc":
+    if self.dtype.kind in "fcV":
         raise _not_implemented("bitwise_not_cpu", self.dtype)
     return xp.invert(self)
 
@@ -285,7 +285,7 @@ def _shift(name, ufunc_name, kernel_name):
            pointwise=True)
     def op(xp, self, other):
         dt = _dtype(self, other)
-        if dt is None or dt.kind in "bfc":
+        if dt is None or dt.kind in "bfcV":
             raise _not_implemented(kernel_name, dt if dt is not None else D.get_default_dtype().np)
         return getattr(xp, ufunc_name)(self, other)
     return op

@@ -139,7 +139,7 @@ _method_forms(lcm)
        public="frexp", outputs=("mantissa", "exponent"), saves=("exponent",),
        nondiff_outputs=(1,), kernel_dtypes=True, scalars=(), pointwise=True)
 def frexp_op(xp, self):
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fV":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     mantissa, exponent = xp.frexp(self)
     return mantissa, exponent.astype(xp.int32, copy=False)

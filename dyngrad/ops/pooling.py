@@ -296,7 +296,7 @@ def _check_avg_dtype(xp, arr):
 
 
 def _divide(xp, total, divisor):
-    if total.dtype.kind == "f":
+    if total.dtype.kind in "fV":
         return total / divisor.astype(total.dtype)
     # integer inputs divide as C++ does (truncation)
     q = xp.abs(total) // divisor
@@ -316,8 +316,11 @@ def _avg_pool2d(xp, self, kernel_size, stride=(), padding=(0, 0), ceil_mode=Fals
     tables, divisor = _avg_factors(xp, self.shape, k, s, p, ceil_mode, count_include_pad,
                                    divisor_override)
     _check_avg_dtype(xp, self)
-    total = P.regular_sum(_batched(self), k, s, p, (1, 1), *divisor.shape)
-    return _like_input(_divide(xp, total, divisor), self)
+    low = self.dtype.kind in "fV" and self.itemsize == 2   # half/bfloat16: sums in float32
+    x = self.astype(xp.float32) if low else self
+    total = P.regular_sum(_batched(x), k, s, p, (1, 1), *divisor.shape)
+    out = _divide(xp, total, divisor)
+    return _like_input(out.astype(self.dtype) if low else out, self)
 
 
 @_avg_pool2d.backward
@@ -400,12 +403,15 @@ def _adaptive_tables(shape, output_size):
        variants=(), saves=("self",))
 def _adaptive_avg_pool2d(xp, self, output_size):
     _adaptive_check("adaptive_avg_pool2d", self.shape, output_size)
-    if self.dtype.kind not in "f":
+    if self.dtype.kind not in "fV":
         raise _not_implemented("adaptive_avg_pool2d", self.dtype)
     tables = _adaptive_tables(self.shape, output_size)
     rows, vr, cols, vc = tables
-    total = P.window_sum(_batched(self), *tables)
-    return _like_input(total / xp.outer(vr.sum(1), vc.sum(1)).astype(self.dtype), self)
+    low = self.itemsize == 2   # half/bfloat16: sums in float32, rounded once
+    x = self.astype(xp.float32) if low else self
+    total = P.window_sum(_batched(x), *tables)
+    out = total / xp.outer(vr.sum(1), vc.sum(1)).astype(x.dtype)
+    return _like_input(out.astype(self.dtype) if low else out, self)
 
 
 @_adaptive_avg_pool2d.backward
@@ -483,7 +489,7 @@ def adaptive_avg_pool1d(input, output_size):
        nondiff_outputs=(1,), kernel_dtypes=True)
 def _adaptive_max_pool2d(xp, self, output_size):
     _adaptive_check("adaptive_max_pool2d", self.shape, output_size, sep=":")
-    if self.dtype.kind not in "f":
+    if self.dtype.kind not in "fV":
         raise _not_implemented("adaptive_max_pool2d", self.dtype)
     values, indices = P.window_max(_batched(self), *_adaptive_tables(self.shape, output_size))
     return _like_input(values, self), _like_input(indices, self)

@@ -173,13 +173,13 @@ def _offsets(k, s, d, out):
 
 
 def _lowest(xp, dtype):
-    return -float("inf") if dtype.kind == "f" else xp.iinfo(dtype).min
+    return -float("inf") if dtype.kind in "fV" else xp.iinfo(dtype).min
 
 
 def _running_max(xp, best, index, val, where, flat):
     """ATen's update ``val > best or isnan(val)`` (restricted to ``where`` if given)."""
     upd = val > best
-    if val.dtype.kind == "f":
+    if val.dtype.kind in "fV":
         upd |= xp.isnan(val)
     if where is not None:
         upd &= where
@@ -335,7 +335,7 @@ def _avg_pool3d(xp, self, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=F
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
     out, divisor = _avg_geometry(xp, self.shape, k, s, p, ceil_mode, count_include_pad,
                                  divisor_override)
-    if not (self.dtype.kind == "f" and self.dtype.itemsize >= 4 or self.dtype == xp.int64):
+    if not (self.dtype.kind in "fV" and self.dtype.itemsize >= 4 or self.dtype == xp.int64):
         raise _not_implemented("avg_pool3d_out_frame", self.dtype)
     x = _batched(self)
     base = _padded(xp, x, k, s, p, (1, 1, 1), out, 0)
@@ -451,7 +451,7 @@ def _window_sizes(shape, output_size):
        variants=(), saves=("self",))
 def _adaptive_avg_pool3d(xp, self, output_size):
     _adaptive_check("adaptive_avg_pool3d", self.shape)
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fV":
         raise _not_implemented("adaptive_avg_pool3d_cpu", self.dtype)
     x = _batched(self)
     total = xp.zeros(tuple(x.shape[:2]) + tuple(output_size), x.dtype)   # half sums in half
@@ -538,7 +538,7 @@ def adaptive_avg_pool3d(input, output_size):
        nondiff_outputs=(1,), kernel_dtypes=True)
 def _adaptive_max_pool3d(xp, self, output_size):
     _adaptive_check("adaptive_max_pool3d", self.shape, sep=":")
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fV":
         raise _not_implemented("adaptive_max_pool3d_cpu", self.dtype)
     x = _batched(self)
     t, h, w = x.shape[2:]

@@ -21,7 +21,7 @@ def check_from_to_in_range(frm: int, to_inc: int, d: D.dtype) -> None:
     precision)."""
     name = TYPEMETA_NAME[d]
     if d.category == D.FLOAT:
-        mx = float(xp.finfo(d.np).max)
+        mx = float(_npb.finfo(d.np).max)
         for v, what in ((frm, "from"), (to_inc, "to - 1")):
             if not -mx <= v <= mx:
                 raise RuntimeError(f"{what} is out of bounds for {name}")
@@ -45,7 +45,7 @@ def check_from_to_in_range(frm: int, to_inc: int, d: D.dtype) -> None:
 
 
 def _in_float_range(v: int, d: D.dtype) -> bool:
-    return abs(v) <= float(xp.finfo(d.np).max)
+    return abs(v) <= float(_npb.finfo(d.np).max)
 
 
 def _update_from(frm: int, d: D.dtype) -> int:

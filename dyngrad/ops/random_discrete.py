@@ -161,7 +161,7 @@ def _not_implemented(fname, dt):
 
 @defop("poisson", node="PoissonBackward0", promote=Promote.NONE, variants=(), public="poisson")
 def poisson_op(xp, self, generator=None):
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fV":
         raise _not_implemented("poisson_cpu", self.dtype)
     g = _gen(generator)
     flat = xp.ascontiguousarray(self).ravel().astype(xp.float64)

@@ -279,10 +279,10 @@ def _linspace_values(s, e, n, d):
         step = (float(e) - float(s)) / (n - 1)
         v = xp.where(first, _fma(step, i, float(s)), _fma(-step, back, float(e)))
         return v.astype(d.np)
-    if d is D.float16:
-        h = xp.float16
+    if d is D.float16 or d is D.bfloat16:   # (each step rounded to the dtype, as torch's)
+        h = d.np.type
         step = h(h(e - s) / h(n - 1))
-        return xp.where(first, s + step * i.astype(h), e - step * back.astype(h)).astype(h)
+        return xp.where(first, h(s) + step * i.astype(h), h(e) - step * back.astype(h)).astype(h)
     if d.category == D.COMPLEX:
         step = (e - s) / d.np.type(n - 1)
         return xp.where(first, s + step * i.astype(d.np), e - step * back.astype(d.np))

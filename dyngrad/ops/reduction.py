@@ -64,7 +64,7 @@ def _accumulate(xp, x, dtype):
             _warn_once(_COMPLEX_TO_REAL)
             x = xp.real(x)
         x = x.astype(dtype.np)
-    return x, (xp.float32 if x.dtype == xp.float16 else None)
+    return x, (xp.float32 if x.dtype in _npb.LOW else None)
 
 
 def dense(xp, result):
@@ -99,7 +99,7 @@ def reduce_rows(xp, ufunc, x, axis, keepdims=False, dtype=None):
 
 
 def _sum(xp, x, axes, keepdim, dtype):
-    if axes is None and not keepdim and dtype is None and x.dtype.kind == "f" and x.itemsize >= 4:
+    if axes is None and not keepdim and dtype is None and x.dtype.kind in "fV" and x.itemsize >= 4:
         return xp.add.reduce(x, None)   # a float sum of everything: one 0-dim result
     if axes and dtype is None and len(axes) < x.ndim and max(axes) == len(axes) - 1 \
             and type(x) is _npb.np.ndarray:
@@ -223,7 +223,7 @@ def _mean_check(x, dtype, name="mean") -> None:
             raise RuntimeError(f"{name}(): could not infer output dtype. Optional dtype must be "
                                f"either a floating point or complex dtype. Got: {dtype._legacy}")
         return
-    if x.dtype.kind not in "fc":
+    if x.dtype.kind not in "fcV":
         raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either "
                            f"a floating point or complex dtype. Got: "
                            f"{D.from_np(x.dtype)._legacy}")
@@ -291,10 +291,10 @@ def mean(input, dim=_NO_DIM, keepdim=False, *, dtype=None, out=None):
 def nansum(xp, self, dim=None, keepdim=False, *, dtype=None):
     if self.dtype.kind == "c":
         raise RuntimeError("nansum on CPU does not support complex inputs")
-    if self.dtype.kind == "f" and dtype is not None and dtype.is_complex:
+    if self.dtype.kind in "fV" and dtype is not None and dtype.is_complex:
         raise _not_implemented("nansum_cpu", dtype.np)   # (integers take the plain sum)
     x, acc = _accumulate(xp, self, dtype)
-    if x.dtype.kind in "fc":
+    if x.dtype.kind in "fcV":
         x = xp.where(x != x, xp.zeros((), x.dtype), x)
     total = xp.sum(x, axis=_dims(dim, self.ndim), keepdims=keepdim, dtype=acc)
     return dense(xp, total if acc is None else total.astype(x.dtype))
@@ -327,6 +327,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 # -- prod ----------------------------------------------------------------------------------------
 def _prod(xp, x, axis, keepdim, dtype):
     x, acc = _accumulate(xp, x, dtype)
+    if x.dtype.kind == "V":   # torch's bfloat16 product rounds to bfloat16 at each step
+        acc = None
     r = xp.prod(x, axis=axis, keepdims=keepdim, dtype=acc)
     return dense(xp, r if acc is None else r.astype(x.dtype))
 

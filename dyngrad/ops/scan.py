@@ -49,7 +49,8 @@ def reversed_cumsum(t, dim):
 # ---------------------------------------------------------------------------------------------
 # cumsum / cumprod
 # ---------------------------------------------------------------------------------------------
-_ACC = {"float16": "float32", "float32": "float64", "complex64": "complex128"}
+_ACC = {"float16": "float32", "bfloat16": "float32", "float32": "float64",
+        "complex64": "complex128"}
 
 
 def _accumulate(xp, ufunc, x, dim, dtype, kernel_name):
@@ -202,12 +203,12 @@ def _log_add_exp_complex(xp, x, y):
        scalars=(), saves=("self", "result"))
 def _logcumsumexp(xp, self, dim):
     d = canonical_dim(dim, self.ndim)
-    if self.dtype.kind not in "fc":
+    if self.dtype.kind not in "fcV":
         raise _not_implemented("logcumsumexp_out_cpu", self.dtype)
     if self.ndim == 0:
         return self.copy()
     acc = self.astype(_ACC.get(self.dtype.name, self.dtype.name))
-    if acc.dtype.kind == "f":   # NumPy's logaddexp is torch's helper (log1p(exp(min-max))+max)
+    if acc.dtype.kind in "fV":   # NumPy's logaddexp is torch's helper (log1p(exp(min-max))+max)
         out = xp.logaddexp.accumulate(acc, axis=d)
     else:
         moved = xp.moveaxis(acc, d, 0)
@@ -289,7 +290,7 @@ def _cum_extreme_indices(x, dim, name):
         ufunc = _xp.maximum if kind == "max" else _xp.minimum
         running = ufunc.accumulate(arr, axis=d)    # NaN-propagating, as torch's scan
         updated = arr == running
-        if arr.dtype.kind == "f":
+        if arr.dtype.kind in "fV":
             updated |= _xp.isnan(arr)
         shape = [1] * arr.ndim
         shape[d] = arr.shape[d]

@@ -75,7 +75,7 @@ def _check(data, reduce, lengths, offsets, axis, unsafe):
         name = "lengths" if lengths is not None else "offsets"
         raise NotImplementedError(f"\"_segment_reduce_{name}_cpu_kernel1\" not implemented for "
                                   f"'{D.from_np(given.dtype)._legacy}'")
-    if data.dtype.kind != "f":
+    if data.dtype.kind not in "fV":
         raise NotImplementedError(f"\"_segment_reduce_cpu\" not implemented for "
                                   f"'{D.from_np(data.dtype)._legacy}'")
     return kind

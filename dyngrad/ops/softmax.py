@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 
+from ..backends import numpy_backend as _npb
 from .._promotion import Promote
 from .._utils import canonical_dim
 from ..autograd.forward_ad import FROM_BACKWARD
@@ -22,11 +23,11 @@ from ._autograd_utils import backward_op
 def _prepare(xp, self, dim, kernel):
     """(float array to compute with, axis), after torch's checks (dim first, then dtype)."""
     d = canonical_dim(dim, self.ndim)
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fV":
         last = self.ndim == 0 or d == self.ndim - 1
         raise _not_implemented(f"{kernel}_lastdim_kernel_impl" if last else f"{kernel}_kernel_impl",
                                self.dtype)
-    x = self.astype(xp.float32) if self.dtype == xp.float16 else self   # float opmath for half
+    x = self.astype(xp.float32) if self.dtype in _npb.LOW else self   # float opmath for half
     return x, (d if self.ndim else None)
 
 
@@ -45,6 +46,10 @@ def _softmax(xp, self, dim, half_to_float=False):
         return self.copy()
     with xp.errstate(invalid="ignore"):
         e = xp.exp(_shifted(xp, x, axis))
+        if x is not self and axis is not None and axis != self.ndim - 1:
+            # torch's kernel for other dims keeps the exponentials in the half/bfloat16 output
+            # before it sums them in float32 and divides
+            e = e.astype(self.dtype).astype(x.dtype)
         e /= reduce_rows(xp, xp.add, e, axis, keepdims=True)   # (e is this kernel's own array)
     return dense(xp, e.astype(self.dtype, copy=False))
 
@@ -69,7 +74,14 @@ def _log_softmax(xp, self, dim, half_to_float=False):
         return self.copy()
     with xp.errstate(invalid="ignore", divide="ignore"):
         s = _shifted(xp, x, axis)
-        s -= xp.log(reduce_rows(xp, xp.add, xp.exp(s), axis, keepdims=True))   # (s is its own)
+        total = reduce_rows(xp, xp.add, xp.exp(s), axis, keepdims=True)
+        if x is not self and axis == self.ndim - 1:
+            # torch's last-dim kernel for half/bfloat16 keeps each row's sum, and its log, in
+            # the input's dtype (a buffer of scalar_t): two roundings before the subtraction
+            low = self.dtype
+            s -= xp.log(total.astype(low).astype(x.dtype)).astype(low).astype(x.dtype)
+        else:
+            s -= xp.log(total)   # (s is its own)
     return dense(xp, s.astype(self.dtype, copy=False))
 
 
@@ -98,9 +110,9 @@ def _backward_axis(xp, output, dim):
 
 def _opmath(xp, grad_output, output):
     """The two arrays to compute with: float16 ones in float32 (torch's opmath)."""
-    if grad_output.dtype != xp.float16 and output.dtype != xp.float16:
+    if grad_output.dtype not in _npb.LOW and output.dtype not in _npb.LOW:
         return grad_output, output
-    return tuple(a.astype(xp.float32) if a.dtype == xp.float16 else a
+    return tuple(a.astype(xp.float32) if a.dtype in _npb.LOW else a
                  for a in (grad_output, output))
 
 

@@ -58,7 +58,7 @@ def _rank_keys(lane, negate=False) -> list:
     """Keys ordering as torch's comparators do: NaN above everything (all NaNs equivalent),
     -0.0 == 0.0. The values themselves where there is no NaN, else their dense ranks;
     ``negate`` reverses the order (a descending comparator)."""
-    if lane.dtype.kind == "f" and _xp.isnan(lane).any():
+    if lane.dtype.kind in "fV" and _xp.isnan(lane).any():
         nan = _xp.isnan(lane)
         _, inverse = _xp.unique(_xp.where(nan, 0, lane), return_inverse=True)
         lane = inverse.reshape(-1).astype(_INT64)
@@ -71,7 +71,7 @@ def _rank_keys(lane, negate=False) -> list:
 def _same(a, b):
     """Elementwise "equivalent" under torch's comparators (NaNs are equivalent)."""
     eq = a == b
-    if a.dtype.kind == "f":
+    if a.dtype.kind in "fV":
         eq |= _xp.isnan(a) & _xp.isnan(b)
     return eq
 
@@ -348,7 +348,7 @@ def _median_indices(input, dim, keepdim, ignore_nan):
         return _finish(_xp.zeros(_reduced_shape(arr.shape, d, False), _INT64), arr, d, keepdim)
     n = arr.shape[d]
     order = _stable_order(arr, d)          # nth_element over (value, index): the stable rank
-    if arr.dtype.kind != "f":
+    if arr.dtype.kind not in "fV":
         return _finish(_pick(order, d, (n - 1) // 2), arr, d, keepdim)
     nan = _xp.isnan(arr)
     count = n - nan.sum(axis=d)
@@ -377,7 +377,7 @@ def _median_all_kernel(xp, self, ignore_nan):
     if self.dtype.kind in "bc":
         raise _not_implemented("median_cpu", self.dtype)
     flat = self.reshape(-1)
-    if self.dtype.kind == "f":
+    if self.dtype.kind in "fV":
         nan = xp.isnan(flat)
         if nan.any() and not ignore_nan:
             return xp.array(float("nan"), self.dtype)
@@ -467,7 +467,7 @@ def _mode_lane(lane):
     value, then the first longest run of equal values; its last element is reported."""
     n = lane.size
     values = lane.tolist()
-    has_nan = lane.dtype.kind == "f" and bool(_xp.isnan(lane).any())
+    has_nan = lane.dtype.kind in "fV" and bool(_xp.isnan(lane).any())
     if n > 16 and not has_nan and _xp.unique(lane).size == n:
         return int(_xp.argmin(lane))              # all distinct: the smallest value wins
     order = list(range(n))

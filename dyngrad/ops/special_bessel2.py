@@ -288,7 +288,7 @@ def _airy_ai(xp, x):
 def _declare(name, fn, arg="input"):
     """The op; `arg` is torch's name for its argument (``x`` for some)."""
     def kernel(xp, self):
-        if self.dtype.kind != "f" or self.dtype.itemsize == 2:
+        if self.dtype.kind not in "fV" or self.dtype.itemsize == 2:
             raise _not_implemented(f"{name}_cpu", self.dtype)
         return fn(xp, self).astype(self.dtype)
 

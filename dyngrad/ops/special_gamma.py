@@ -222,7 +222,7 @@ def _regularized(xp, a, x, upper):
 def _igamma_kernel(name, upper):
     def kernel(xp, self, other):
         dt = _dtype(self, other)
-        if dt.kind not in "f":
+        if dt.kind not in "fV":
             raise _not_implemented(f"{name}_cpu", dt)
         return _regularized(xp, self, other, upper).astype(dt)
     kernel.__name__ = name
@@ -308,7 +308,7 @@ FUNCTIONS["special.gammaincc"] = special_gammaincc
 # -- Hurwitz zeta ----------------------------------------------------------------------------
 def _zeta_kernel(xp, self, other):
     dt = _dtype(self, other)
-    if dt.kind != "f" or dt.itemsize == 2:
+    if dt.kind not in "fV" or dt.itemsize == 2:
         raise _not_implemented("zeta_cpu", dt)
     self, other = (v if hasattr(v, "dtype") else xp.asarray(v, dtype=dt) for v in (self, other))
     return _sm.zeta(self, other).astype(dt)

@@ -195,7 +195,7 @@ def _declare(name):
 
     def kernel(xp, x, n):
         dt = _dtype(x, n)
-        if dt.kind != "f" or dt.itemsize == 2:
+        if dt.kind not in "fV" or dt.itemsize == 2:
             raise _not_implemented(f"{name}_cpu", dt)
         x, n = (v if hasattr(v, "dtype") else xp.asarray(v, dtype=dt) for v in (x, n))
         with _quiet(xp):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from ..backends import numpy_backend as _npb
 from .._promotion import Promote
 from ._autograd_utils import conj
 from ._registry import FUNCTIONS, METHODS, defop
@@ -27,7 +28,7 @@ _DOF_WARNING = ("{}(): degrees of freedom is <= 0. Correction should be strictly
 
 def _moments(xp, x, dim, correction, keepdim, name):
     """(variance, mean) of `x` over `dim`; the variance is real, the mean has x's dtype."""
-    if x.dtype.kind not in "fc":
+    if x.dtype.kind not in "fcV":
         what = "std and var" if name in ("var", "std") else name
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
     axes = _dims(dim, x.ndim)
@@ -252,7 +253,7 @@ def logsumexp(xp, self, dim, keepdim=False):
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
                            f"[{', '.join(['1'] * self.ndim)}]")
     axes = _dims(dim, self.ndim)
-    x = self.astype(xp.float32) if self.dtype == xp.float16 else self
+    x = self.astype(xp.float32) if self.dtype in _npb.LOW else self
     with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if x.size:
             # subtract the (finite) maximum so that exp cannot overflow: stable at +-1000

@@ -229,7 +229,7 @@ FUNCTIONS["chain_matmul"] = chain_matmul
 # ---------------------------------------------------------------------------------------------
 def _acc_dtype(d):
     """at::toAccumulateType(d, is_cuda=true) for the floating dtypes: half -> float."""
-    return D.float32 if d is D.float16 else d
+    return D.float32 if d is D.float16 or d is D.bfloat16 else d
 
 
 @defop("renorm", node="RenormBackward0", promote=Promote.NONE, variants=(), saves=("self",),

@@ -258,8 +258,9 @@ def _check_numpy(arr, warn_if_not_writeable: bool) -> None:
     if not arr.dtype.isnative:
         raise ValueError("given numpy array has byte order different from the native byte "
                          "order. Conversion between byte orders is currently not supported.")
-    if arr.dtype not in D._FROM_NP:
-        kind = f"numpy.{arr.dtype.type.__name__}"
+    if arr.dtype not in D._FROM_NP or arr.dtype.kind == "V":   # (ml_dtypes' bfloat16 too)
+        kind = D.np_type_name(arr.dtype) if arr.dtype.kind == "V" else \
+            f"numpy.{arr.dtype.type.__name__}"
         raise TypeError(f"can't convert np.ndarray of type {kind}. The only supported types "
                         "are: float64, float32, float16, complex64, complex128, int64, int32, "
                         "int16, int8, uint64, uint32, uint16, uint8, and bool.")

@@ -504,11 +504,11 @@ round_half_even = _rounding("round", "round", "RoundBackward0", None)   # NumPy 
 
 @_unary("round.decimals", "RoundBackward1", promote=Promote.DEFAULT, variants=())
 def round_decimals(xp, self, *, decimals):
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fV":
         raise _not_implemented("round_cpu", self.dtype)
     # torch scales by 10^|decimals| (a double, cast to the compute type), rounds half to even,
     # and scales back; half precision computes in float
-    work = self.astype(xp.float32) if self.dtype == xp.float16 else self
+    work = self.astype(xp.float32) if self.dtype in _npb.LOW else self
     scale = work.dtype.type(xp.power(10.0, abs(decimals)))
     if decimals < 0:
         return (xp.rint(work / scale) * scale).astype(self.dtype, copy=False)
@@ -556,7 +556,7 @@ def special_round(input, *, decimals=0, out=None):
 
 @_unary("frac", "FracBackward0", promote=Promote.DEFAULT)
 def frac(xp, self):
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fV":
         raise _not_implemented("frac_cpu", self.dtype)
     return self - xp.trunc(self)
 
@@ -586,7 +586,7 @@ def _nan_to_num_values(xp, self, nan, posinf, neginf):
         out.real = _nan_to_num_values(xp, self.real, nan, posinf, neginf)
         out.imag = _nan_to_num_values(xp, self.imag, nan, posinf, neginf)
         return out
-    info = xp.finfo(self.dtype)
+    info = _npb.finfo(self.dtype)
     t = self.dtype.type
     out = xp.where(xp.isnan(self), t(0.0 if nan is None else nan), self)
     out = xp.where(out == xp.inf, info.max if posinf is None else t(posinf), out)
@@ -634,17 +634,17 @@ def _predicate(name, variants=("function", "method")):
 
 @_predicate("isnan")
 def isnan(xp, self):
-    return xp.isnan(self) if self.dtype.kind in "fc" else xp.zeros(self.shape, bool)
+    return xp.isnan(self) if self.dtype.kind in "fcV" else xp.zeros(self.shape, bool)
 
 
 @_predicate("isinf")
 def isinf(xp, self):
-    return xp.isinf(self) if self.dtype.kind in "fc" else xp.zeros(self.shape, bool)
+    return xp.isinf(self) if self.dtype.kind in "fcV" else xp.zeros(self.shape, bool)
 
 
 @_predicate("isfinite")
 def isfinite(xp, self):
-    return xp.isfinite(self) if self.dtype.kind in "fc" else xp.ones(self.shape, bool)
+    return xp.isfinite(self) if self.dtype.kind in "fcV" else xp.ones(self.shape, bool)
 
 
 def _no_out(spec):
@@ -664,7 +664,7 @@ def _signed_infinity(name, sign):
     def test(xp, self):
         if self.dtype.kind == "c":
             raise RuntimeError(f"{name} does not support complex inputs.")
-        if self.dtype.kind != "f":
+        if self.dtype.kind not in "fV":
             return xp.zeros(self.shape, bool)
         return self == sign * xp.inf
     return _predicate(name, ("function", "method", "out"))(test)
@@ -720,7 +720,7 @@ rad2deg.jvp(AUTO_ELEMENT_WISE)
 
 @_unary("sinc", "SincBackward0", saves=("self",))
 def sinc(xp, self):
-    work = self.astype(xp.float32) if self.dtype == xp.float16 else self
+    work = self.astype(xp.float32) if self.dtype in _npb.LOW else self
     product = work * math.pi
     return xp.where(work == 0, 1, xp.sin(product) / product).astype(self.dtype)
 

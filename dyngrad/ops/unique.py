@@ -98,7 +98,7 @@ def _slice_order(rows):
     show, else replayed."""
     m = rows.shape[0]
     order = _xp.lexsort(rows.T[::-1]) if rows.shape[1] else _xp.arange(m)
-    if rows.dtype.kind != "f":
+    if rows.dtype.kind not in "fV":
         return order
     has_nan = bool(_xp.isnan(rows).any())
     if has_nan or (m > 16 and bool((_xp.signbit(rows) & (rows == 0)).any())):

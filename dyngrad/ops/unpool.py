@@ -80,7 +80,7 @@ def _unpool(xp, self, indices, output_size, channels_last=False):
 
 
 def _check_dtype(fname, arr):
-    if arr.dtype.kind != "f":
+    if arr.dtype.kind not in "fV":
         raise _not_implemented(fname, arr.dtype)
 
 

@@ -598,6 +598,10 @@ class Module(_StateDictMixin):
         """Cast floating point parameters and buffers to float16."""
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
+    def bfloat16(self) -> Module:
+        """Cast floating point parameters and buffers to bfloat16."""
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
     def to_empty(self, *, device=None, recurse: bool = True) -> Module:
         """Replace parameters and buffers by uninitialised tensors of the same shape."""
         from ... import empty_like
