@@ -1,8 +1,8 @@
 """Muon: momentum followed by Newton-Schulz orthogonalisation of 2-d updates (torch/optim/_muon.py).
 
 Note [Muon without bfloat16]
-torch runs the Newton-Schulz iteration in bfloat16. dyngrad has no bfloat16 dtype, so the
-iteration runs in float32 and every intermediate torch would hold in bfloat16 is rounded to
+torch runs the Newton-Schulz iteration in bfloat16. dyngrad's bfloat16 needs the optional
+ml_dtypes package, and Muon must run without it, so the iteration runs in float32 and every intermediate torch would hold in bfloat16 is rounded to
 bfloat16's precision (round to nearest even on the upper 16 bits), with the update returned
 in float32 holding bfloat16 values. torch's bfloat16 matmuls accumulate in float32 and round
 once, as here, but the order of their sums differs, so updates agree to bfloat16 precision

@@ -227,8 +227,9 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes ``amount`` entries chosen at random (int: how many; float in [0, 1]: fraction)."""
+class _Unstructured(BasePruningMethod):
+    """Prunes the ``amount`` entries (int: how many; float in [0, 1]: the fraction) that a
+    subclass's ``_pruned`` picks, whatever their position."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -237,15 +238,22 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
+        size = t.nelement()
+        k = _compute_nparams_toprune(self.amount, size)
+        _validate_pruning_amount(k, size)
         mask = default_mask.clone(memory_format=torch.contiguous_format)
-        if nparams_toprune != 0:
-            prob = torch.rand_like(t)
-            topk = torch.topk(prob.view(-1), k=nparams_toprune)
-            mask.view(-1)[topk.indices] = 0
+        if k != 0:
+            mask.view(-1)[self._pruned(t, k)] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Prunes ``amount`` entries chosen at random (int: how many; float in [0, 1]: fraction)."""
+
+    @staticmethod
+    def _pruned(t, k):
+        # the k largest of uniform draws, one per entry (torch's draws, in its order)
+        return torch.topk(torch.rand_like(t).view(-1), k=k).indices
 
     @classmethod
     def apply(cls, module, name, amount):   # type: ignore[override]
@@ -253,24 +261,12 @@ class RandomUnstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prunes the ``amount`` entries of smallest absolute value."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount) -> None:
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone(memory_format=torch.contiguous_format)
-        if nparams_toprune != 0:
-            topk = torch.topk(torch.abs(t).view(-1), k=nparams_toprune, largest=False)
-            mask.view(-1)[topk.indices] = 0
-        return mask
+    @staticmethod
+    def _pruned(t, k):
+        return torch.topk(torch.abs(t).view(-1), k=k, largest=False).indices
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):   # type: ignore[override]
