@@ -470,7 +470,7 @@ class Tensor:
     def numpy(self, *args, force: bool = False):
         if args:   # torch's signature is keyword-only, and so is its error
             raise TypeError(f"numpy() takes 0 positional arguments but {len(args)} was given")
-        if self._requires_grad and not force:
+        if self._requires_grad and not force and _grad_state.grad_enabled:   # (as torch)
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         if self._data.dtype.kind == "V":   # NumPy has no bfloat16 (ml_dtypes' is not torch's)

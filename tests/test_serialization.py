@@ -372,13 +372,39 @@ def test_safetensors_save_errors_like_safetensors_torch():
         assert sorted(load(save({"a": w[0], "b": w[1]}))) == ["a", "b"]
 
 
-def test_safetensors_bfloat16_is_refused_clearly(tmp_path):
-    st_torch.save_file({"x": torch.ones(2, dtype=torch.bfloat16), "y": torch.ones(1)},
-                       tmp_path / "bf16.safetensors")
-    with pytest.raises(TypeError, match=r"\{'x': 'BF16'\}.*no bfloat16"):
-        dst.load_file(tmp_path / "bf16.safetensors")
-    with pytest.raises(TypeError, match="no bfloat16"):
-        dst.load((tmp_path / "bf16.safetensors").read_bytes())
+def test_safetensors_bfloat16_cross_over(tmp_path):
+    pytest.importorskip("ml_dtypes")
+    made = {"x": torch.tensor([[1.1, -2.5], [3e38, 1e-39]], dtype=torch.bfloat16),
+            "s": torch.tensor(-0.1, dtype=torch.bfloat16),
+            "e": torch.empty(0, 3, dtype=torch.bfloat16),
+            "y": torch.arange(5, dtype=torch.float16), "b": torch.tensor([True, False])}
+    st_torch.save_file(made, tmp_path / "bf16.safetensors")
+    for ours in (dst.load_file(tmp_path / "bf16.safetensors"),
+                 dst.load((tmp_path / "bf16.safetensors").read_bytes())):
+        assert sorted(ours) == sorted(made)
+        for k, t in made.items():
+            assert str(ours[k].dtype) == str(t.dtype) and ours[k].shape == t.shape, k
+            assert ours[k].tolist() == t.tolist(), k
+        ours["x"].add_(1)                      # ordinary, writable tensors
+        dst.save_file(ours, tmp_path / "back.safetensors")
+        for back in (st_torch.load_file(tmp_path / "back.safetensors"),
+                     st_torch.load(dst.save(ours))):
+            for k, t in made.items():
+                assert back[k].dtype == t.dtype and back[k].shape == t.shape, k
+                expected = t + 1 if k == "x" else t
+                assert torch.equal(back[k].view(torch.uint16 if t.dtype == torch.bfloat16
+                                                else t.dtype),
+                                   expected.view(torch.uint16 if t.dtype == torch.bfloat16
+                                                 else t.dtype)), k
+
+
+def test_safetensors_float8_is_refused_clearly(tmp_path):
+    st_torch.save_file({"x": torch.ones(2, dtype=torch.float8_e4m3fn), "y": torch.ones(1)},
+                       tmp_path / "f8.safetensors")
+    with pytest.raises(TypeError, match=r"\{'x': 'F8_E4M3'\}.*no float8"):
+        dst.load_file(tmp_path / "f8.safetensors")
+    with pytest.raises(TypeError, match="no float8"):
+        dst.load((tmp_path / "f8.safetensors").read_bytes())
 
 
 def dyngrad_nn_mlp():

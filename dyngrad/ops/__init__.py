@@ -22,3 +22,13 @@ from . import _autograd_utils  # noqa: F401,E402
 
 globals().update(METHODS)
 globals().update({k: v for k, v in FUNCTIONS.items() if "." not in k})
+
+_SUBMODULES = frozenset(m.name for m in _pkgutil.iter_modules(__path__))
+
+
+def __getattr__(name):
+    """``torch.ops.<namespace>`` (Note [torch.ops] in dyngrad/library/_ops.py)."""
+    if name.startswith("_") or name in _SUBMODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ..library import _ops as _library_ops
+    return _library_ops.namespace(name)

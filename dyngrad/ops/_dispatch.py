@@ -94,8 +94,9 @@ def _remember_fast_key(spec, inputs, comp, res_dt):
             spec._dtype_cache[a._data.dtype] = (comp, res_dt)
     elif type(b) is float or type(b) is int:
         # Python ints are passed straight to NumPy only where they cannot overflow the dtype;
-        # bfloat16's numbers take the general path (_bf16_scalar): no entry for the fast paths
-        if comp.kind == "V":
+        # bfloat16's numbers, and float16's for the opmath ops, take the general path
+        # (_reduced_scalar): no entry for the fast paths
+        if comp.kind == "V" or (comp is _F16 and spec.base in _OPMATH_SCALAR_OPS):
             spec._dtype_cache.pop((a._data.dtype, type(b)), None)
         else:
             spec._dtype_cache[(a._data.dtype, type(b))] = (comp, res_dt, comp.kind in "fc")
@@ -131,18 +132,35 @@ def _scalar_for(value, np_dtype):
     return value
 
 
-# the ops whose CPU kernels take a Python number in float32 ("opmath") for a bfloat16 tensor;
-# the others round it to bfloat16 first (torch's TensorIterator casts it to the common dtype)
+# Note [Reduced-precision scalars]: the ops whose CPU kernels take their second operand, when
+# it is a scalar (a Python number or a 0-dim tensor), in float32 ("opmath") for a bfloat16 or
+# float16 computation, straight from its original value (a float64 0-dim tensor's too); the
+# others, and a scalar first operand (``2.0 // x``), round it to the computation dtype first
+# (torch's TensorIterator casts it to the common dtype)
 _OPMATH_SCALAR_OPS = frozenset(("mul", "multiply", "div", "divide", "true_divide",
-                                "floor_divide"))
+                                "floor_divide", "floor_divide_"))
+_F16 = _xp.dtype(_xp.float16)
+_F32 = _xp.dtype(_xp.float32)
 
 
-def _bf16_scalar(spec, value, np_dtype):
-    """A Python number for a kernel computing in bfloat16 (ml_dtypes' NumPy type does not take
-    Python floats as "weak" as NumPy's own types do: it would compute in float32)."""
+def _reduced_scalar(spec, value, np_dtype, i):
+    """A Python number for a kernel computing in bfloat16 or float16, as input ``i``
+    (Note [Reduced-precision scalars]; ml_dtypes' NumPy type does not take Python floats as
+    "weak" as NumPy's own types do: it would compute in float32)."""
     if type(value) is complex or not isinstance(value, (bool, int, float, _xp.generic)):
         return value
-    return _xp.float32(value) if spec.base in _OPMATH_SCALAR_OPS else np_dtype.type(value)
+    if i == 1 and spec.base in _OPMATH_SCALAR_OPS:
+        return _xp.float32(value)
+    return np_dtype.type(value) if np_dtype.kind == "V" else _scalar_for(value, np_dtype)
+
+
+def _opmath_operand(spec, array, comp, i):
+    """A tensor input promoted to ``comp``: a 0-dim second operand of an opmath op goes to
+    float32 instead when ``comp`` is bfloat16 or float16 (Note [Reduced-precision scalars])."""
+    if i == 1 and not array.ndim and (comp.kind == "V" or comp is _F16) \
+            and spec.base in _OPMATH_SCALAR_OPS:
+        return array.astype(_F32)
+    return array.astype(comp)
 
 
 def _check_scalar(spec, value, np_dtype):
@@ -268,8 +286,11 @@ _profiling = False
 # returns _amp_pass for the ops it leaves alone
 _autocast_hook = None
 _amp_pass = object()
-# True while the profiler records or autocast's hook is installed: call and _run then go
-# through _intercepted. Off, it costs one flag test per op.
+# utils/flop_counter.py's hook while a FlopCounterMode is open (Note [Counting FLOPs] there):
+# called with each op's call and result
+_flop_hook = None
+# True while the profiler records, autocast's hook is installed or a flop counter counts: call
+# and _run then go through _intercepted. Off, it costs one flag test per op.
 _intercept = False
 # True while the fast paths step aside for the general path: while the profiler records, while
 # an inference_mode block is open in any thread, while a forward-AD level exists (Note [Open
@@ -289,9 +310,15 @@ def set_autocast_hook(hook) -> None:
     _update_fast_off()
 
 
+def set_flop_hook(hook) -> None:
+    global _flop_hook
+    _flop_hook = hook
+    _update_fast_off()
+
+
 def _update_fast_off() -> None:
     global _fast_off, _intercept
-    _intercept = _profiling or _autocast_hook is not None
+    _intercept = _profiling or _autocast_hook is not None or _flop_hook is not None
     _fast_off = _intercept or _gm._open_inference_blocks > 0 or _fw_state.level >= 0
 
 
@@ -345,7 +372,9 @@ def _run(spec, args, kwargs, inplace_target=None, inplace=False):
 
 def _intercepted(spec, args, kwargs, inplace_target=None, inplace=False):
     """``_run`` while autocast's hook is installed (it casts the inputs of the ops on its list
-    and runs them again: Note [Autocast] in amp/_policy.py) or the profiler records."""
+    and runs them again: Note [Autocast] in amp/_policy.py), the profiler records or a flop
+    counter counts (it sees each out-of-place op once, after it ran: Note [Counting FLOPs] in
+    utils/flop_counter.py)."""
     hook = _autocast_hook
     if hook is not None and not inplace:
         result = hook(spec, args, kwargs)
@@ -353,8 +382,12 @@ def _intercepted(spec, args, kwargs, inplace_target=None, inplace=False):
             return result
     if _profiling:
         from ..autograd.profiler import record_op
-        return record_op(spec, _run_general, args, kwargs, inplace_target, inplace)
-    return _run_general(spec, args, kwargs, inplace_target, inplace)
+        out = record_op(spec, _run_general, args, kwargs, inplace_target, inplace)
+    else:
+        out = _run_general(spec, args, kwargs, inplace_target, inplace)
+    if _flop_hook is not None and not inplace:
+        _flop_hook(spec, args, kwargs, out)
+    return out
 
 
 def fast_inplace(spec, args, kwargs):
@@ -821,12 +854,13 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
         for i in fix:   # (the tensors to promote and the Python numbers: few calls have any)
             a = arrays[i]
             if type(a) is _ndarray:
-                arrays[i] = a.astype(comp)
+                arrays[i] = a.astype(comp) if comp.itemsize != 2 or comp.kind not in "fV" \
+                    else _opmath_operand(spec, a, comp, i)
             elif a is not None:
                 if spec.checked_scalars is not None:
                     _check_scalar(spec, a, comp)
-                arrays[i] = _scalar_for(a, comp) if comp.kind != "V" else \
-                    _bf16_scalar(spec, a, comp)
+                arrays[i] = _scalar_for(a, comp) if comp.kind != "V" and comp is not _F16 \
+                    else _reduced_scalar(spec, a, comp, i)
         if spec.list_input:
             arrays = (arrays,)
 
@@ -928,7 +962,8 @@ def _dense_empty(result):
 
 def _cast(spec, result, res_dt):
     if result.dtype is not res_dt and result.dtype != res_dt:
-        return result.astype(res_dt)
+        # (an empty result's cast gets zero strides again, from ml_dtypes' casts: _as_array)
+        return result.astype(res_dt) if result.size else _as_array(result.astype(res_dt))
     return result
 
 

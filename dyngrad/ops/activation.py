@@ -113,6 +113,10 @@ def _opmath_dtype(np_dtype):
 
 def _leaky(x, slope, kernel_name):
     _floating_only(x, kernel_name)
+    if x.dtype == xp.float16 and type(slope) in (int, float):
+        # torch's kernel takes the slope in float32 for float16, as for bfloat16 (where
+        # ml_dtypes' type computes in float32 already); the result is rounded once
+        return xp.where(x > 0, x, x * xp.float32(slope)).astype(x.dtype)
     return xp.where(x > 0, x, x * slope)
 
 

@@ -294,6 +294,10 @@ def _trunc_div(xp, self, other):
     if dt.kind in "bc":
         raise _not_implemented("div_trunc_cpu", dt)
     if dt.kind in "fV":
+        if dt.itemsize == 2 and getattr(other, "size", 0) == 1:
+            # a bfloat16/float16 divisor that is a scalar (0-dim, or one element broadcast):
+            # torch's kernel divides in float32 (Note [Reduced-precision scalars])
+            other = other.astype(xp.float32)
         return xp.trunc(xp.true_divide(self, other))
     _check_int_divisor(xp, other)
     q = xp.floor_divide(self, other)
@@ -540,6 +544,12 @@ def pow_tensor_scalar(xp, self, exponent):
             return self.copy()
     if self.dtype.kind in "iu" and not isinstance(exponent, float) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if self.dtype.kind == "V" and (exponent == 3 or exponent == -2):
+        # torch's bfloat16 kernel for these two exponents multiplies in bfloat16, each product
+        # rounded: base * base * base, 1 / (base * base)
+        square = xp.multiply(self, self)
+        return xp.multiply(square, self) if exponent == 3 else \
+            xp.true_divide(self.dtype.type(1), square)
     return _pow(xp, self, exponent)
 
 

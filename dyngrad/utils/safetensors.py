@@ -13,9 +13,12 @@ every tensor has a dtype both sides know (the format has no complex128).
 As in ``safetensors.torch``, a tensor to save must be contiguous, and two tensors may not share
 memory (tied weights: save one of them); both raise the same errors.
 
-Differences from ``safetensors.torch``: dyngrad has no bfloat16 (nor float8), so loading a file
-with such tensors raises a ``TypeError`` naming them; convert them to float32 before saving on
-the torch side (``{k: v.float() for k, v in sd.items()}``).
+bfloat16 tensors (``BF16``) cross both ways when the ``ml_dtypes`` package is installed
+(``pip install dyngrad[bf16]``: dyngrad's bfloat16 needs it anyway).
+
+Differences from ``safetensors.torch``: dyngrad has no float8, so loading a file with such
+tensors raises a ``TypeError`` naming them; convert them to float32 before saving on the torch
+side (``{k: v.float() for k, v in sd.items()}``).
 """
 from __future__ import annotations
 
@@ -26,12 +29,20 @@ import struct
 import numpy as np
 
 import dyngrad
+from dyngrad._dtypes import HAS_BFLOAT16
+from dyngrad._tensor import _wrap   # (from_numpy refuses bfloat16 arrays, as torch's does)
 
 __all__ = ["save", "save_file", "load", "load_file"]
 
-# safetensors dtype codes dyngrad can hold; the others (BF16, F8_* …) it cannot
-_KNOWN_CODES = {"BOOL", "U8", "I8", "I16", "I32", "I64", "F16", "F32", "F64", "C64", "U16", "U32",
-                "U64"}
+# safetensors dtype codes dyngrad can hold (BF16 with ml_dtypes); the others (F8_* …) it cannot
+_CODES = {"BOOL": "bool", "U8": "uint8", "I8": "int8", "I16": "int16", "I32": "int32",
+          "I64": "int64", "F16": "float16", "F32": "float32", "F64": "float64",
+          "C64": "complex64", "U16": "uint16", "U32": "uint32", "U64": "uint64"}
+_KNOWN_CODES = set(_CODES)
+
+
+def _known_codes() -> set:
+    return _KNOWN_CODES | {"BF16"} if HAS_BFLOAT16 else _KNOWN_CODES
 
 
 def _numpy_api():
@@ -67,7 +78,11 @@ def _to_arrays(tensors: dict) -> dict:
                 "which case it's recommended to save only the full tensors, and reslice at load "
                 "time, or simply call `.contiguous()` on your tensor to pack it before saving.")
         # the NumPy API writes arr.nbytes bytes from arr's first element: it must be C-ordered
-        arrays[k] = np.ascontiguousarray(v.detach().numpy())
+        # (a bfloat16 array, ml_dtypes' type, is written as BF16: its dtype's name is
+        # "bfloat16", which the package's writer knows)
+        # (and keeps its shape: np.ascontiguousarray would make a 0-dim array 1-dim)
+        arr = v._data if v.dtype is dyngrad.bfloat16 else v.detach().numpy()
+        arrays[k] = arr if arr.flags.c_contiguous else arr.copy(order="C")
     return arrays
 
 
@@ -98,13 +113,36 @@ def _shared_groups(tensors: dict) -> list:
     return groups
 
 
-def _check_header(header: dict) -> None:
+def _check_header(header: dict) -> bool:
+    """Raise for dtypes dyngrad cannot hold; whether the file has bfloat16 tensors (which the
+    package's NumPy reader does not know: ``_read_tensors`` reads them)."""
+    codes = _known_codes()
     unknown = {k: v["dtype"] for k, v in header.items()
-               if k != "__metadata__" and v["dtype"] not in _KNOWN_CODES}
+               if k != "__metadata__" and v["dtype"] not in codes}
     if unknown:
+        no = "float8 types" if "BF16" in codes else "bfloat16 or float8 types (bfloat16 needs " \
+            "ml_dtypes: pip install dyngrad[bf16])"
         raise TypeError(f"dyngrad cannot hold the dtypes of these tensors: {unknown} (dyngrad "
-                        "has no bfloat16 or float8 types); convert them, "
-                        "e.g. to float32, before saving")
+                        f"has no {no}); convert them, e.g. to float32, before saving")
+    return any(v["dtype"] == "BF16" for k, v in header.items() if k != "__metadata__")
+
+
+def _read_tensors(header: dict, data) -> dict:
+    """The tensors of a file's bytes (``data``: the whole file, its header included), read
+    here rather than by the package's NumPy reader (for files holding bfloat16)."""
+    (length,) = struct.unpack("<Q", bytes(data[:8]))
+    start = 8 + length
+    out = {}
+    for k, v in header.items():
+        if k == "__metadata__":
+            continue
+        begin, end = v["data_offsets"]
+        dt = dyngrad.bfloat16.np if v["dtype"] == "BF16" else np.dtype(_CODES[v["dtype"]])
+        # (a copy: the tensors loaded are ordinary, writable ones, as the NumPy reader's)
+        arr = np.frombuffer(data, dtype=np.uint8, count=end - begin, offset=start + begin)
+        out[k] = _wrap(arr.copy().view(dt.newbyteorder("<")).astype(dt, copy=False)
+                       .reshape(v["shape"]))
+    return out
 
 
 def _read_header(first_bytes: bytes, rest) -> dict:
@@ -137,7 +175,9 @@ def save_file(tensors: dict, filename: str | os.PathLike, metadata: dict | None 
 
 def load(data: bytes) -> dict:
     """The tensors in safetensors bytes, as a dict name → tensor."""
-    _check_header(_read_header(data[:8], lambda n: data[8:8 + n]))
+    header = _read_header(data[:8], lambda n: data[8:8 + n])
+    if _check_header(header):
+        return _read_tensors(header, data)
     return _to_tensors(_numpy_api().load(data))
 
 
@@ -147,5 +187,8 @@ def load_file(filename: str | os.PathLike, device="cpu") -> dict:
         raise RuntimeError(f"dyngrad.utils.safetensors.load_file: device={device!r}: tensors "
                            "can only be loaded to the CPU")
     with open(filename, "rb") as f:
-        _check_header(_read_header(f.read(8), f.read))
+        header = _read_header(f.read(8), f.read)
+        if _check_header(header):
+            f.seek(0)
+            return _read_tensors(header, f.read())
     return _to_tensors(_numpy_api().load_file(filename))
