@@ -245,7 +245,8 @@ class OpSpec:
                 common = _promoted([a for i, a in enumerate(inputs) if i not in self.nopromote])
                 comp, res = elementwise_dtypes(self.promote, common)
                 r = (comp.np, res.np)
-            if common in D.LIMITED_UNSIGNED:   # Note [Limited unsigned dtypes] (not cached)
+            if common in D.LIMITED_UNSIGNED:   # Note [Limited unsigned dtypes]: a refusal
+                # raises here, before the cache line below, so it is never cached
                 _unsigned.check(self, common, inputs)
             self._dtype_cache[key] = r
         return r

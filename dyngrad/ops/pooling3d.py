@@ -335,7 +335,7 @@ def _avg_pool3d(xp, self, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=F
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
     out, divisor = _avg_geometry(xp, self.shape, k, s, p, ceil_mode, count_include_pad,
                                  divisor_override)
-    if not (self.dtype.kind in "fV" and self.dtype.itemsize >= 4 or self.dtype == xp.int64):
+    if not (self.dtype.kind == "f" and self.dtype.itemsize >= 4 or self.dtype == xp.int64):
         raise _not_implemented("avg_pool3d_out_frame", self.dtype)
     x = _batched(self)
     base = _padded(xp, x, k, s, p, (1, 1, 1), out, 0)

@@ -99,7 +99,7 @@ def reduce_rows(xp, ufunc, x, axis, keepdims=False, dtype=None):
 
 
 def _sum(xp, x, axes, keepdim, dtype):
-    if axes is None and not keepdim and dtype is None and x.dtype.kind in "fV" and x.itemsize >= 4:
+    if axes is None and not keepdim and dtype is None and x.dtype.kind == "f" and x.itemsize >= 4:
         return xp.add.reduce(x, None)   # a float sum of everything: one 0-dim result
     if axes and dtype is None and len(axes) < x.ndim and max(axes) == len(axes) - 1 \
             and type(x) is _npb.np.ndarray:
