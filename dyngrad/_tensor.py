@@ -729,7 +729,8 @@ def _as_method(fn, name):
                         raise
                     raise err from None
         elif spec.fast and spec.n_inputs == 2:   # Tensor.mm(m), Tensor.mul(y)...
-            fast2 = _dispatch.binary_fast_path(spec, lambda a, b: run(spec, (a, b), {}))
+            fast2 = _dispatch.binary_fast_path(spec, lambda a, b: run(spec, (a, b), {}),
+                                                 method=True)
 
             def method(self, *args, **kwargs):
                 try:
@@ -921,7 +922,7 @@ def _operator(op_name: str, kind: str):
             if not _operand_ok(other):
                 return NotImplemented
             return run(spec, (self, other), {})
-        return _dispatch.binary_fast_path(spec, general)
+        return _dispatch.binary_fast_path(spec, general, method=True)
     if kind == "unary":
         return lambda self: getattr(_ops, op_name)(self)
     if kind == "reflected":

@@ -91,7 +91,7 @@ def _remember_fast_key(spec, inputs, comp, res_dt):
         # only an op that computes in the operands' dtype gets an entry: one that promotes
         # (int / int) finds none and stays on the general path, with no further test
         if comp is a._data.dtype:
-            spec._dtype_cache[a._data.dtype] = (comp, res_dt)
+            spec._dtype_cache[a._data.dtype] = (comp, res_dt, _ufunc_gives(spec, comp, res_dt))
     elif type(b) is float or type(b) is int:
         # Python ints are passed straight to NumPy only where they cannot overflow the dtype;
         # bfloat16's numbers, and float16's for the opmath ops, take the general path
@@ -100,6 +100,19 @@ def _remember_fast_key(spec, inputs, comp, res_dt):
             spec._dtype_cache.pop((a._data.dtype, type(b)), None)
         else:
             spec._dtype_cache[(a._data.dtype, type(b))] = (comp, res_dt, comp.kind in "fc")
+
+
+def _ufunc_gives(spec, comp, res_dt) -> bool:
+    """Whether the op's ufunc, given two arrays of dtype `comp`, returns arrays of `res_dt`
+    (NumPy's own dtype resolution, asked once): the binary fast path then keeps its result as
+    it is, without reading the result's dtype on each call."""
+    uf = spec.ufunc
+    if uf is None:
+        return False
+    try:
+        return uf.resolve_dtypes((comp, comp, None))[-1] == res_dt
+    except (TypeError, ValueError):   # (no loop for this dtype: the kernel's result is checked)
+        return False
 
 
 def _general_plan(spec, key, inputs):
@@ -568,12 +581,15 @@ def unary_fast_path(spec, otherwise):
     return fast
 
 
-def binary_fast_path(spec, otherwise):
+def binary_fast_path(spec, otherwise, method=False):
     """``spec(a, b)`` for two Tensors of one dtype, or a Tensor and a Python float/int whose
     promotion is cached; ``otherwise(a, b)`` for anything else. One closure per op and caller
     (see Note [Hot path]): ``x + y`` is then one Python frame more than NumPy's add, and its
-    node is recorded in that frame too (Note [Recording in the binary fast path])."""
+    node is recorded in that frame too (Note [Recording in the binary fast path]).
+    ``method=True``: the closure is a Tensor method or operator, so `a` is a Tensor (Python
+    passes the instance) and is not tested."""
     cache = spec._dtype_cache
+    check_a = not method
     # a node made here: every input linked, no output saved or left out (else _record makes it)
     plain = spec.diff_index is None and not spec.link_requiring_only \
         and not spec.saves_result and not spec.nondiff_outputs
@@ -583,8 +599,8 @@ def binary_fast_path(spec, otherwise):
     saves = 1 if plan == ((0, -1), (1, -1)) else 2 if plan == ((0, 1), (1, 0)) else 0
 
     def fast(a, b):
-        if (type(a) is not _Tensor and not isinstance(a, _Tensor)) or _fast_off:   # (Parameter)
-            return otherwise(a, b)
+        if _fast_off or (check_a and type(a) is not _Tensor and not isinstance(a, _Tensor)):
+            return otherwise(a, b)      # (isinstance: a Parameter)
         x = a._data
         dt = x.dtype
         tb = type(b)
@@ -605,6 +621,13 @@ def binary_fast_path(spec, otherwise):
                 # (broadcast operands go through _relayout: a size-1 dim's stride, which NumPy's
                 # contiguity flag ignores, can decide torch's order there)
                 result = _relayout(result, (y, x) if spec.layout_reversed else (x, y))
+            # the result as a Tensor (_wrap inlined); r[2]: the ufunc's result is known to be
+            # of the result dtype (_ufunc_gives), a 0-dim one is a NumPy scalar, an empty one
+            # takes torch's strides
+            t = _new(_Tensor)        # storage and offset are class defaults
+            t._data = result if (type(result) is _ndarray and result.size and (
+                r[2] or result.dtype is r[1])) else _fast_result(result, r[1])
+            rg = a._requires_grad or b._requires_grad
             bt = b
         elif tb is float or tb is int:
             r = cache.get((dt, tb))
@@ -614,21 +637,21 @@ def binary_fast_path(spec, otherwise):
             result = uf(x, b) if uf is not None else spec.kernel(_xp, x, b)
             if x.ndim > 1 and spec.pointwise and not (x.flags.c_contiguous and 1 not in x.shape):
                 result = _relayout(result, (x, _WRAPPED) if spec.wraps_scalars else (x,))
+            t = _new(_Tensor)
+            res_dt = r[1]
+            t._data = result if (type(result) is _ndarray and result.dtype is res_dt
+                                 and result.size) else _fast_result(result, res_dt)
+            rg = a._requires_grad
             bt = None
         else:
             return otherwise(a, b)
-        # the result as a Tensor (_wrap inlined), then its node when one is to be recorded
-        t = _new(_Tensor)            # storage and offset are class defaults
-        res_dt = r[1]
-        t._data = result if (type(result) is _ndarray and result.dtype is res_dt and result.size) \
-            else _fast_result(result, res_dt)
-        # (grad mode, a thread-local read, is read last: most tensors do not require grad)
-        if not (a._requires_grad or (bt is not None and bt._requires_grad)) \
-                or spec.node_cls is None or not _grad_state.grad_enabled:
+        # its node when one is to be recorded (grad mode, a thread-local read, is read last:
+        # most tensors do not require grad)
+        if not rg or spec.node_cls is None or not _grad_state.grad_enabled:
             t._requires_grad = False
             t._grad_fn = None
             return t
-        if not plain or res_dt.kind not in "fcV":
+        if not plain or r[1].kind not in "fcV":
             t._requires_grad = False
             t._grad_fn = None
             _record(spec, (a, b), (), None, (t,))
