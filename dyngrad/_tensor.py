@@ -644,7 +644,7 @@ def _unary_fast_path(spec):
     """``spec(self)`` through the op's fast path, the general path where it does not apply
     (Note [Hot path] in ops/_dispatch.py)."""
     run = _dispatch._run
-    return _dispatch.unary_fast_path(spec, lambda self: run(spec, (self,), {}))
+    return _dispatch.unary_fast_path(spec, lambda self: run(spec, (self,), {}), method=True)
 
 
 _POSITION = re.compile(r"(\w+)\(\): argument '(\w+)' \(position (\d+)\)")

@@ -513,11 +513,14 @@ def _wrote(target, spec) -> None:
 # no promotion, call the ufunc directly: one Python frame less on the tiniest ops, ~10% of
 # their cost. The kernel stays the definition: tests/ops/test_ufunc_kernels.py checks each such
 # kernel equals its ufunc on every dtype the fast path can give it.
-def unary_fast_path(spec, otherwise):
+def unary_fast_path(spec, otherwise, method=False):
     """``spec(a)`` for a Tensor whose dtype needs no promotion; ``otherwise(a)`` for anything
     else. One closure per op and caller (see Note [Hot path]): the method ``x.exp()`` or the
-    operator ``-x`` is then one Python frame more than the kernel."""
+    operator ``-x`` is then one Python frame more than the kernel. ``method=True``: `a` is the
+    instance of a Tensor method or operator, so it is not tested."""
     cache = spec._dtype_cache
+    check_a = not method
+    uf = spec.ufunc   # (set when the spec is made, before its fast path)
     one = spec.one_input_plain
     # what the node saves, when the closure records it itself: 1, the input; 2, the result;
     # 0, nothing; -1, anything else (_record_one, _record)
@@ -526,14 +529,13 @@ def unary_fast_path(spec, otherwise):
         2 if not plan and outs == ((0, 0),) else -1
 
     def fast(a):
-        if (type(a) is not _Tensor and not isinstance(a, _Tensor)) or _fast_off:   # (Parameter)
-            return otherwise(a)
+        if _fast_off or (check_a and type(a) is not _Tensor and not isinstance(a, _Tensor)):
+            return otherwise(a)      # (isinstance: a Parameter)
         x = a._data
         dt = x.dtype
         r = cache.get(dt)
         if r is None or r[0] is not dt:
             return otherwise(a)
-        uf = spec.ufunc
         result = uf(x) if uf is not None else spec.kernel(_xp, x)
         if x.ndim > 1 and spec.pointwise and not x.flags.c_contiguous:
             result = _relayout(result, (x,))
@@ -590,6 +592,7 @@ def binary_fast_path(spec, otherwise, method=False):
     passes the instance) and is not tested."""
     cache = spec._dtype_cache
     check_a = not method
+    uf = spec.ufunc   # (set when the spec is made, before its fast path)
     # a node made here: every input linked, no output saved or left out (else _record makes it)
     plain = spec.diff_index is None and not spec.link_requiring_only \
         and not spec.saves_result and not spec.nondiff_outputs
@@ -611,7 +614,6 @@ def binary_fast_path(spec, otherwise, method=False):
             r = cache.get(dt)    # (only ops computing in dt have an entry: _remember_fast_key)
             if r is None:
                 return otherwise(a, b)
-            uf = spec.ufunc
             try:
                 result = uf(x, y) if uf is not None else spec.kernel(_xp, x, y)
             except ValueError:
@@ -633,7 +635,6 @@ def binary_fast_path(spec, otherwise, method=False):
             r = cache.get((dt, tb))
             if r is None or r[0] is not dt or not (tb is float or r[2]):
                 return otherwise(a, b)
-            uf = spec.ufunc
             result = uf(x, b) if uf is not None else spec.kernel(_xp, x, b)
             if x.ndim > 1 and spec.pointwise and not (x.flags.c_contiguous and 1 not in x.shape):
                 result = _relayout(result, (x, _WRAPPED) if spec.wraps_scalars else (x,))

@@ -62,11 +62,11 @@ class OpSpec:
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False, outputs=(),
-                 kernel_dtypes=False):
+                 kernel_dtypes=False, ufunc=None):
         self.name = name
         self.base = name.split(".")[0]
         self.kernel = kernel
-        self.ufunc = None    # Note [Kernels that are one ufunc] in _dispatch.py
+        self.ufunc = ufunc   # Note [Kernels that are one ufunc] in _dispatch.py
         self.layout_reversed = False   # the result's layout follows the inputs last to first
         self.array_view = None   # a view op's NumPy twin: Note [Views NumPy...] in _dispatch.py
         self.wraps_scalars = True   # torch makes a Python number input an operand (_WRAPPED)
@@ -370,9 +370,7 @@ def defop(name: str, *, node: str | None = None, promote: Promote = Promote.DEFA
     def deco(kernel):
         spec = OpSpec(name, kernel, node, promote, inputs, variants, saves, view,
                       differentiable, nondiff_outputs, nopromote, pointwise, outputs,
-                      kernel_dtypes)
-        if ufunc is not None:
-            spec.ufunc = getattr(_npb.xp, ufunc)
+                      kernel_dtypes, None if ufunc is None else getattr(_npb.xp, ufunc))
         if fast is not None:
             spec.fast = fast
         if not complex_autograd:   # recorded by _record alone, which makes the check
