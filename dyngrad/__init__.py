@@ -32,6 +32,7 @@ from .autograd.anomaly_mode import (  # noqa: F401
     is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled,
 )
 from . import cuda  # noqa: F401
+from . import accelerator  # noqa: F401,E402  (torch.accelerator: none here)
 from . import cpu  # noqa: F401,E402  (torch.cpu, for get_device_module)
 from . import fft, func, linalg, nn, signal, special  # noqa: F401,E402  (namespaces filled from the op registry)
 from .func import vmap  # noqa: F401,E402  (torch.vmap is torch.func.vmap)
@@ -93,7 +94,7 @@ from . import compiler  # noqa: E402,F401  (torch.compiler; compile runs eagerly
 from . import library  # noqa: E402,F401  (torch.library: custom ops; torch.ops lookup in ops/)
 from .compiler import compile  # noqa: E402,F401,A001  (torch.compile)
 from . import amp  # noqa: E402,F401  (torch.amp: autocast, GradScaler)
-from .amp import autocast  # noqa: E402,F401  (torch.autocast)
+from .amp import autocast, GradScaler  # noqa: E402,F401  (torch.autocast, torch.GradScaler)
 from .amp._state import *  # noqa: E402,F401,F403  (is_autocast_enabled, set_autocast_dtype...)
 from .amp.grad_scaler import (  # noqa: E402,F401
     _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_,

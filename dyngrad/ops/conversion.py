@@ -15,7 +15,7 @@ from .._device import device as _device
 from .._promotion import Promote
 from .._utils import broadcast_shapes, shape_str
 from ..backends import numpy_backend as _npb
-from .creation import (ZEROS, _size_args, _tensor_cls, _type_name, alloc, cast_array, check_device,
+from .creation import (ZEROS, _size_args, _tensor_cls, _type_name, alloc, cast_array, check_device, check_to_device,
                        check_size, checked_scalar, copy_with_strides, dtype_arg, empty_strided,
                        fill_array, finish, format_strides, full, number,
                        preserve_strides, suggest_memory_format, zeros_like)
@@ -118,7 +118,7 @@ def to(self, *args, **kwargs):
     if len(args) == 1 and not kwargs and isinstance(args[0], D.dtype):   # x.to(dtype)
         return self if args[0] is self.dtype else to_copy(self, dtype=args[0])
     device, dtype, copy, memory_format = _parse_to(self, args, kwargs)
-    check_device(device)
+    check_to_device(device)
     if not copy and _aliases(self, dtype, memory_format):
         return self
     kw = {}

@@ -123,7 +123,24 @@ def check_device(device) -> None:
     if d.type == "cuda":
         from .. import cuda
         cuda._lazy_init()
+    if d.type == "xpu":   # (torch's CPU build asserts the same for XPU as for CUDA)
+        raise AssertionError("Torch not compiled with XPU enabled")
     raise NotImplementedError(f"dyngrad has no '{d.type}' backend: tensors live on the cpu")
+
+
+# the device types torch's CPU build refuses in ``Tensor.to`` by saying it has no support linked
+_NOT_LINKED = frozenset(("mps", "hip", "ipu", "mkldnn", "opengl", "opencl", "ideep", "ve",
+                         "fpga", "maia", "vulkan", "hpu", "mtia"))
+
+
+def check_to_device(device) -> None:
+    """``check_device`` for ``Tensor.to``: torch's conversion names the devices it was built
+    without before it allocates anything."""
+    if device is not None and type(device) is not int:
+        d = device if isinstance(device, _device) else _device(device)
+        if d.type in _NOT_LINKED:
+            raise RuntimeError(f"PyTorch is not linked with support for {d.type} devices")
+    check_device(device)
 
 
 def check_requires_grad(dtype: D.dtype) -> None:

@@ -1,0 +1,195 @@
+"""torch.device and torch.accelerator against torch 2.13 (CPU build): parsing, errors, equality,
+hashing, pickling, the context manager, and the accelerator API with no accelerator."""
+import pickle
+import warnings
+
+import pytest
+import torch
+
+import dyngrad
+
+
+def _outcome(fn):
+    """(kind, text) of calling fn: its repr, or its exception type and message."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = ("ok", repr(fn()))
+        except Exception as e:   # noqa: BLE001  (the exception is what is compared)
+            value = (type(e).__name__, str(e))
+    return value + (tuple((w.category.__name__, str(w.message)) for w in caught),)
+
+
+def _same(call):
+    ours = _outcome(lambda: call(dyngrad))
+    theirs = _outcome(lambda: call(torch))
+    assert ours == theirs
+
+
+STRINGS = ["cpu", "cuda", "cuda:1", "cpu:0", "cpu:1", "cuda:10", "xpu", "mps:0", "meta", "hip",
+           "privateuseone", "lazy", "ipu", "mtia", "hpu", "mkldnn",
+           # torch's grammar: letters and _, then :index without a leading zero
+           "0", "", "foo", "CPU", "Cuda", "_", "c_u", "cpu:", ":0", "cuda:01", "cuda:00",
+           "cuda:-1", "cuda:a", "cuda:0:1", "cuda::0", " cpu", "cpu ", "cpu1",
+           # the index is a signed byte: 128 reads back as 65408
+           "cuda:127", "cuda:128", "cuda:200", "cuda:99999999999"]
+
+
+@pytest.mark.parametrize("text", STRINGS)
+def test_device_string(text):
+    _same(lambda lib: lib.device(text))
+    _same(lambda lib: str(lib.device(text)))
+
+
+ARGS = [(("cuda", 0), {}), (("cpu", None), {}), (("cuda", 128), {}), (("cpu", -1), {}),
+        (("cpu", -2), {}), (("cuda:0", 1), {}), (("cpu", "x"), {}), (("cpu", True), {}),
+        (("cpu", 1.0), {}), ((0,), {}), ((1,), {}), ((-1,), {}), ((None,), {}), ((1.5,), {}),
+        ((True,), {}), ((b"cpu",), {}), (("cpu", 0, 1), {}), ((), {}),
+        ((), {"type": "cpu", "index": 0}), (("cpu",), {"index": 2}), ((), {"index": 0})]
+
+
+@pytest.mark.parametrize("args, kwargs", ARGS, ids=[repr(a) + repr(k) for a, k in ARGS])
+def test_device_arguments(args, kwargs):
+    _same(lambda lib: lib.device(*args, **kwargs))
+
+
+def test_device_of_a_device_and_its_attributes():
+    _same(lambda lib: lib.device(lib.device("cuda", 1)))
+    _same(lambda lib: lib.device(lib.device("cuda", 1), 0))
+    for lib in (dyngrad, torch):
+        d = lib.device("cuda", 3)
+        assert (d.type, d.index) == ("cuda", 3)
+        with pytest.raises(AttributeError):
+            d.type = "cpu"
+
+
+def test_equality_hash_order():
+    for lib in (dyngrad, torch):
+        d = lib.device("cpu")
+        assert d == lib.device("cpu") and d != lib.device("cpu", 0)
+        # a device never equals a string in torch 2.13
+        assert not (d == "cpu") and d != "cpu" and not ("cpu" == d)
+        assert {d: 1}.get("cpu") is None
+    kinds = ["cpu", "cuda", "xpu", "mps", "meta", "hip", "ve", "lazy", "ipu", "mtia",
+             "privateuseone", "hpu", "xla", "vulkan", "maia", "fpga", "opengl", "opencl",
+             "ideep"]
+    for kind in kinds:
+        for index in (None, 0, 3):
+            assert hash(dyngrad.device(kind, index)) == hash(torch.device(kind, index)), kind
+    _same(lambda lib: lib.device("cpu") < lib.device("cuda"))
+
+
+def test_pickle_and_repr():
+    for d in (dyngrad.device("cuda", 2), dyngrad.device("cpu")):
+        again = pickle.loads(pickle.dumps(d))
+        assert again == d and repr(again) == repr(d)
+    assert dyngrad.device("cuda", 2).__reduce__() == (dyngrad.device, ("cuda", 2))
+    assert torch.device("cuda", 2).__reduce__() == (torch.device, ("cuda", 2))
+
+
+def test_device_as_context_manager():
+    for lib in (dyngrad, torch):
+        before = lib.get_default_device()
+        with lib.device("cpu") as bound:
+            assert bound == lib.device("cpu")
+            assert lib.get_default_device() == lib.device("cpu")
+            assert lib.ones(2).device == lib.device("cpu")
+        assert lib.get_default_device() == before
+        d = lib.device("cpu", 0)
+        with d:
+            with d:   # the same object, nested
+                assert lib.get_default_device() == d
+        assert lib.get_default_device() == before
+    for lib in (dyngrad, torch):   # entering a cuda block is fine; reading the device raises
+        with lib.device("cuda"):
+            _same_error = _outcome(lib.get_default_device)
+        assert _same_error[0] == "AssertionError", lib
+        assert lib.get_default_device() == lib.device("cpu")
+
+
+@pytest.mark.parametrize("kind", ["cuda", "xpu", "mps", "hip", "ipu"])
+def test_tensors_on_devices_this_build_lacks(kind):
+    # the exception's type as torch's (the factories' NotImplementedError texts list torch's
+    # dispatch keys: dyngrad's names the device instead)
+    for call in (lambda lib: lib.ones(2, device=kind), lambda lib: lib.ones(2).to(kind)):
+        ours, theirs = _outcome(lambda: call(dyngrad)), _outcome(lambda: call(torch))
+        assert ours[0] == theirs[0]
+        if ours[0] != "NotImplementedError":
+            assert ours == theirs
+
+
+# -- torch.accelerator ---------------------------------------------------------------------------
+def test_accelerator_names():
+    assert sorted(dyngrad.accelerator.__all__) == sorted(torch.accelerator.__all__)
+    for name in torch.accelerator.__all__:
+        assert hasattr(dyngrad.accelerator, name), name
+    for module in ("memory", "graphs"):
+        theirs = getattr(torch.accelerator, module)
+        ours = getattr(dyngrad.accelerator, module)
+        for name in getattr(theirs, "__all__", [n for n in dir(theirs) if not n.startswith("_")
+                                                 and callable(getattr(theirs, n))
+                                                 and getattr(getattr(theirs, n), "__module__",
+                                                             "").startswith("torch.accel")]):
+            assert hasattr(ours, name), f"{module}.{name}"
+
+
+ACCEL_CALLS = {
+    "is_available": lambda a: a.is_available(),
+    "device_count": lambda a: a.device_count(),
+    "current_accelerator": lambda a: a.current_accelerator(),
+    "current_accelerator(True)": lambda a: a.current_accelerator(check_available=True),
+    "current_device_index": lambda a: a.current_device_index(),
+    "current_device_idx": lambda a: a.current_device_idx(),
+    "set_device_index(0)": lambda a: a.set_device_index(0),
+    "set_device_index(None)": lambda a: a.set_device_index(None),
+    "set_device_index('cpu')": lambda a: a.set_device_index("cpu"),
+    "set_device_idx(0)": lambda a: a.set_device_idx(0),
+    "synchronize()": lambda a: a.synchronize(),
+    "synchronize(0)": lambda a: a.synchronize(0),
+    "synchronize('cpu')": lambda a: a.synchronize("cpu"),
+    "synchronize('0')": lambda a: a.synchronize("0"),
+    "current_stream()": lambda a: a.current_stream(),
+    "current_stream('cuda')": lambda a: a.current_stream("cuda"),
+    "get_device_capability()": lambda a: a.get_device_capability(),
+    "get_device_capability('cpu')": lambda a: a.get_device_capability("cpu"),
+    "set_stream": lambda a: a.set_stream(None),
+    "Graph()": lambda a: a.Graph(),
+    "empty_cache": lambda a: a.empty_cache(),
+    "empty_host_cache": lambda a: a.empty_host_cache(),
+    "memory_stats('cpu')": lambda a: a.memory_stats("cpu"),
+    "memory_allocated": lambda a: a.memory_allocated(),
+    "max_memory_allocated": lambda a: a.max_memory_allocated(0),
+    "memory_reserved": lambda a: a.memory_reserved(),
+    "max_memory_reserved": lambda a: a.max_memory_reserved(),
+    "reset_peak_memory_stats": lambda a: a.reset_peak_memory_stats(),
+    "reset_accumulated_memory_stats": lambda a: a.reset_accumulated_memory_stats(),
+    "get_memory_info()": lambda a: a.get_memory_info(),
+    "get_memory_info('cpu')": lambda a: a.get_memory_info("cpu"),
+    "memory.memory_stats": lambda a: a.memory.memory_stats(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACCEL_CALLS))
+def test_accelerator_without_one(name):
+    _same(lambda lib: ACCEL_CALLS[name](lib.accelerator))
+
+
+def test_accelerator_device_index_context():
+    for lib in (dyngrad, torch):
+        with lib.accelerator.device_index(None):
+            pass
+    _same(lambda lib: lib.accelerator.device_index(0).__enter__())
+
+
+def test_the_tutorials_device_idiom():
+    """PyTorch's tutorials pick the device this way; without an accelerator it is the CPU."""
+    for lib in (dyngrad, torch):
+        device = lib.accelerator.current_accelerator().type \
+            if lib.accelerator.is_available() else "cpu"
+        assert device == "cpu"
+        assert lib.ones(2, device=device).device == lib.device("cpu")
+
+
+def test_grad_scaler_at_top_level():
+    assert dyngrad.GradScaler is dyngrad.amp.GradScaler
+    assert torch.GradScaler is torch.amp.GradScaler
