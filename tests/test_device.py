@@ -193,3 +193,12 @@ def test_the_tutorials_device_idiom():
 def test_grad_scaler_at_top_level():
     assert dyngrad.GradScaler is dyngrad.amp.GradScaler
     assert torch.GradScaler is torch.amp.GradScaler
+
+
+def test_nn_factory_kwargs_and_functional_grad():
+    assert dyngrad.nn.functional.grad is dyngrad.nn.grad
+    cases = [None, {}, {"dtype": "d", "device": "cpu"}, {"factory_kwargs": {"dtype": 1}},
+             {"factory_kwargs": {"dtype": 1}, "device": 2}, {"dtype": 1, "bad": 2},
+             {"factory_kwargs": {"dtype": 1}, "dtype": 2}]
+    for kw in cases:
+        _same(lambda lib: lib.nn.factory_kwargs(None if kw is None else dict(kw)))
