@@ -33,6 +33,7 @@ from .autograd.anomaly_mode import (  # noqa: F401
 )
 from . import cuda  # noqa: F401
 from . import accelerator  # noqa: F401,E402  (torch.accelerator: none here)
+from ._streams import Stream, Event  # noqa: F401,E402  (torch.Stream, torch.Event)
 from . import cpu  # noqa: F401,E402  (torch.cpu, for get_device_module)
 from . import fft, func, linalg, nn, signal, special  # noqa: F401,E402  (namespaces filled from the op registry)
 from .func import vmap  # noqa: F401,E402  (torch.vmap is torch.func.vmap)

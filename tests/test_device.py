@@ -201,4 +201,60 @@ def test_nn_factory_kwargs_and_functional_grad():
              {"factory_kwargs": {"dtype": 1}, "device": 2}, {"dtype": 1, "bad": 2},
              {"factory_kwargs": {"dtype": 1}, "dtype": 2}]
     for kw in cases:
-        _same(lambda lib: lib.nn.factory_kwargs(None if kw is None else dict(kw)))
+        # (torch walks a set of the keys: its dict's order follows the string hashes)
+        _same(lambda lib: sorted(lib.nn.factory_kwargs(None if kw is None else dict(kw)).items(),
+                                 key=repr))
+
+
+# -- torch.Stream and torch.Event on the CPU ----------------------------------------------------
+STREAM_CALLS = {
+    "Stream()": lambda t: t.Stream(),
+    "Stream(None)": lambda t: t.Stream(None),
+    "Stream('cpu')": lambda t: t.Stream("cpu", priority=-1),
+    "Stream('cpu:1')": lambda t: t.Stream("cpu:1"),
+    "Stream('meta')": lambda t: t.Stream("meta"),
+    "Stream('cuda')": lambda t: t.Stream("cuda"),
+    "Stream('xpu')": lambda t: t.Stream("xpu"),
+    "Stream('mps')": lambda t: t.Stream("mps"),
+    "Stream(0)": lambda t: t.Stream(0),
+    "Stream(3.5)": lambda t: t.Stream(3.5),
+    "Stream('cpu', 1)": lambda t: t.Stream("cpu", 1),
+    "Stream(priority='a')": lambda t: t.Stream("cpu", priority="a"),
+    "Stream('cpu', device_index=0)": lambda t: t.Stream("cpu", device_index=0),
+    "Stream(internal)": lambda t: t.Stream(stream_id=1, device_index=0, device_type=0),
+    "Stream(internal cuda)": lambda t: t.Stream(stream_id=0, device_index=0, device_type=1),
+    "attributes": lambda t: (t.Stream().device, t.Stream().device_type, t.Stream().device_index,
+                             t.Stream().stream_id, t.Stream("meta").device_type),
+    "query/synchronize": lambda t: (t.Stream().query(), t.Stream().synchronize(),
+                                    t.Stream().is_capturing()),
+    "native_handle": lambda t: t.Stream().native_handle,
+    "wait_event": lambda t: t.Stream().wait_event(t.Event()),
+    "wait_stream": lambda t: t.Stream().wait_stream(t.Stream()),
+    "record_event": lambda t: t.Stream().record_event(),
+    "equality": lambda t: (t.Stream() == t.Stream(), hash(t.Stream()) == hash(t.Stream()),
+                           t.Stream() == t.Stream(stream_id=2, device_index=0, device_type=0),
+                           t.Stream() != 3),
+    "context": lambda t: (t.Stream().__enter__(), t.Stream().__exit__(None, None, None)),
+    "Event()": lambda t: t.Event(),
+    "Event(timing)": lambda t: t.Event(enable_timing=True, blocking=True, interprocess=True),
+    "Event('meta')": lambda t: t.Event("meta"),
+    "Event('cpu:1')": lambda t: t.Event("cpu:1"),
+    "Event('cuda')": lambda t: t.Event("cuda"),
+    "Event(0)": lambda t: t.Event(0),
+    "Event attributes": lambda t: (t.Event().device, t.Event().event_id, t.Event().query(),
+                                   t.Event().synchronize(), t.Event().wait(),
+                                   t.Event().wait(t.Stream())),
+    "Event.record": lambda t: t.Event().record(),
+    "Event.record(stream)": lambda t: t.Event().record(t.Stream()),
+    "elapsed_time": lambda t: t.Event().elapsed_time(t.Event()),
+    "elapsed_time timing": lambda t: t.Event(enable_timing=True).elapsed_time(
+        t.Event(enable_timing=True)),
+    "ipc_handle": lambda t: t.Event().ipc_handle(),
+    "from_ipc_handle": lambda t: t.Event.from_ipc_handle("cpu", b""),
+    "Event equality": lambda t: (t.Event() == t.Event(),),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STREAM_CALLS))
+def test_streams_and_events_on_the_cpu(name):
+    _same(lambda lib: STREAM_CALLS[name](lib))
