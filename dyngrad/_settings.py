@@ -212,9 +212,10 @@ def set_flush_denormal(*args) -> bool:
 
 # -- the default device --------------------------------------------------------------------------
 def set_default_device(device) -> None:
-    """Set the device factories use when given none. dyngrad's tensors live on the cpu: "cpu"
-    (any index) and None are stored; "cuda" is stored and fails when read, as torch without
-    CUDA does; any other device raises."""
+    """Set the device factories use when given none (ops.creation.factory_device; ``with
+    torch.device(...)`` sets it for a block). dyngrad's tensors live on the cpu: "cpu" (any
+    index) and None are stored; "cuda" is stored, and reading it or calling a factory then
+    fails, as torch without CUDA does; any other device raises."""
     from .ops.creation import check_device
     if device is None:
         _state.default_device = None

@@ -258,3 +258,59 @@ STREAM_CALLS = {
 @pytest.mark.parametrize("name", sorted(STREAM_CALLS))
 def test_streams_and_events_on_the_cpu(name):
     _same(lambda lib: STREAM_CALLS[name](lib))
+
+
+# -- the default device and the factories ------------------------------------------------------
+import numpy as np  # noqa: E402
+
+FACTORIES = {
+    "zeros": lambda t: t.zeros(2), "ones": lambda t: t.ones(2), "empty": lambda t: t.empty(2),
+    "full": lambda t: t.full((2,), 3.0), "eye": lambda t: t.eye(2),
+    "empty_strided": lambda t: t.empty_strided((2,), (1,)),
+    "empty_permuted": lambda t: t.empty_permuted((2, 3), (1, 0)),
+    "scalar_tensor": lambda t: t.scalar_tensor(1.0), "tensor": lambda t: t.tensor([1.0]),
+    "as_tensor(list)": lambda t: t.as_tensor([1.0]),
+    "as_tensor(array)": lambda t: t.as_tensor(np.ones(2)),
+    "asarray": lambda t: t.asarray([1.0]), "arange(3)": lambda t: t.arange(3),
+    "arange(0., 1., .5)": lambda t: t.arange(0.0, 1.0, 0.5),
+    "linspace": lambda t: t.linspace(0, 1, 3), "logspace": lambda t: t.logspace(0, 1, 3),
+    "rand": lambda t: t.rand(2), "randn": lambda t: t.randn(2),
+    "randint": lambda t: t.randint(3, (2,)), "randperm": lambda t: t.randperm(3),
+    "tril_indices": lambda t: t.tril_indices(3, 3), "hann_window": lambda t: t.hann_window(4),
+    "bartlett_window(1)": lambda t: t.bartlett_window(1), "fftfreq": lambda t: t.fft.fftfreq(4),
+}
+KEEP_THEIR_DEVICE = {   # not factories: the input's device, or always the cpu
+    "zeros_like": lambda t, x: t.zeros_like(x), "rand_like": lambda t, x: t.rand_like(x),
+    "new_ones": lambda t, x: x.new_ones(2), "from_numpy": lambda t, x: t.from_numpy(np.ones(2)),
+    "normal": lambda t, x: t.normal(x, 1.0), "x + 1": lambda t, x: x + 1,
+    "multinomial": lambda t, x: t.multinomial(x.abs() + 1, 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_factories_take_the_default_device(name):
+    for lib in (dyngrad, torch):
+        with lib.device("cpu"):
+            assert FACTORIES[name](lib).device == lib.device("cpu")
+    outcomes = []
+    for lib in (dyngrad, torch):
+        with lib.device("cuda"):   # stored; a factory then raises, as torch without CUDA
+            outcomes.append(_outcome(lambda: FACTORIES[name](lib)))
+        assert lib.ones(1).device == lib.device("cpu")
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] == "AssertionError"
+    # an explicit device wins over the default
+    for lib in (dyngrad, torch):
+        lib.set_default_device("cuda")
+        try:
+            assert lib.zeros(2, device="cpu").device == lib.device("cpu")
+        finally:
+            lib.set_default_device(None)
+
+
+@pytest.mark.parametrize("name", sorted(KEEP_THEIR_DEVICE))
+def test_other_functions_keep_their_input_device(name):
+    for lib in (dyngrad, torch):
+        x = lib.ones(2)
+        with lib.device("cuda"):
+            assert KEEP_THEIR_DEVICE[name](lib, x).device == lib.device("cpu"), lib

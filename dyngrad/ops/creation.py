@@ -37,6 +37,7 @@ import operator
 
 from .. import _dtypes as D
 from .._device import device as _device
+from .._settings import _state as _settings_state
 from .._promotion import scalar_dtype
 from .._utils import contiguous_strides, shape_str
 from ..autograd.grad_mode import _state as _grad_state
@@ -141,6 +142,14 @@ def check_to_device(device) -> None:
         if d.type in _NOT_LINKED:
             raise RuntimeError(f"PyTorch is not linked with support for {d.type} devices")
     check_device(device)
+
+
+def factory_device(device):
+    """A factory function's device: `device`, or when none is given the default device
+    (``set_default_device``, ``with torch.device(...)``), as torch's factory functions take it
+    (``*_like``, ``new_*`` and conversions keep their input's device instead). The default can
+    only be the cpu or a stored cuda, which ``check_device`` then refuses as torch does."""
+    return _settings_state.default_device if device is None else device
 
 
 def check_requires_grad(dtype: D.dtype) -> None:
@@ -516,7 +525,7 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     shape = check_size(_size_args("empty", size, _size_kw("empty", kwargs)))
     d = out_dtype(dtype, out, D.get_default_dtype(), "empty")
     arr = alloc(shape, d.np, format_strides(shape, memory_format))
-    return finish(arr, requires_grad, device, out)
+    return finish(arr, requires_grad, factory_device(device), out)
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -526,7 +535,7 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     if any(n < 0 for n in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     d = out_dtype(dtype, out, D.get_default_dtype(), "zeros")
-    return finish(alloc(shape, d.np, fill=ZEROS), requires_grad, device, out)
+    return finish(alloc(shape, d.np, fill=ZEROS), requires_grad, factory_device(device), out)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -534,7 +543,8 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
     """A tensor filled with 1."""
     shape = check_size(_size_args("ones", size, _size_kw("ones", kwargs)))
     d = out_dtype(dtype, out, D.get_default_dtype(), "ones")
-    return finish(alloc(shape, d.np, fill=xp.array(1).astype(d.np)), requires_grad, device, out)
+    return finish(alloc(shape, d.np, fill=xp.array(1).astype(d.np)), requires_grad,
+                  factory_device(device), out)
 
 
 def _fill_dtype(value):
@@ -553,7 +563,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     value = number(fill_value, "full", "fill_value", 2)
     d = out_dtype(dtype, out, _fill_dtype(fill_value), "full")
     fill = fill_array(checked_scalar(value, d), d)
-    return finish(alloc(shape, d.np, fill=fill), requires_grad, device, out)
+    return finish(alloc(shape, d.np, fill=fill), requires_grad, factory_device(device), out)
 
 
 def _full_size(size):
@@ -581,7 +591,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
         raise RuntimeError(f"Storage size calculation overflowed with sizes={shape_str(shape)} "
                            f"and strides={shape_str(strides)}")
     d = dtype_arg(dtype, "empty_strided") or D.get_default_dtype()
-    return finish(alloc(shape, d.np, strides), requires_grad, device)
+    return finish(alloc(shape, d.np, strides), requires_grad, factory_device(device))
 
 
 def empty_permuted(*args, **kwargs):
@@ -636,7 +646,7 @@ def empty_permuted(*args, **kwargs):
     for i, d in enumerate(perm):
         strides[d] = physical_strides[i]
     d = dtype_arg(dtype, "empty_permuted") or D.get_default_dtype()
-    return finish(alloc(shape, d.np, tuple(strides)), requires_grad, device)
+    return finish(alloc(shape, d.np, tuple(strides)), requires_grad, factory_device(device))
 
 
 def _int_list(fname, name, pos, value) -> tuple:
@@ -675,7 +685,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     arr = alloc((n, m), d.np, fill=ZEROS)
     k = min(n, m)
     arr[xp.arange(k), xp.arange(k)] = 1
-    return finish(arr, requires_grad, device, out)
+    return finish(arr, requires_grad, factory_device(device), out)
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -684,7 +694,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
     ``scalar_tensor(3)`` is float32)."""
     value = number(s, "scalar_tensor", "s", 1)
     d = dtype_arg(dtype, "scalar_tensor") or D.get_default_dtype()
-    return finish(fill_array(checked_scalar(value, d), d), requires_grad, device)
+    return finish(fill_array(checked_scalar(value, d), d), requires_grad, factory_device(device))
 
 
 # -- the _like family ------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import broadcast_shapes
 from ..backends import numpy_backend as _npb
+from .creation import factory_device
 from .creation import (FACTORY_KW, TYPEMETA_NAME, _is_int, _size_args, _size_kw, _tensor_cls,
                        _type_name, alloc, check_requires_grad, check_size, check_tensor_arg,
                        dtype_arg, checked_scalar, finish, fresh, invalid_combination, like_strides,
@@ -335,7 +336,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     shape, d = _random_factory("rand", size, _size_kw("rand", kwargs), out, dtype,
                                _check_uniform_dtype)
     arr = _uniform_array(_gen(generator), shape, d.np)
-    return finish(fresh(arr), requires_grad, device, out)
+    return finish(fresh(arr), requires_grad, factory_device(device), out)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -344,7 +345,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     shape, d = _random_factory("randn", size, _size_kw("randn", kwargs), out, dtype,
                                _check_normal_dtype)
     arr = _normal_array(_gen(generator), shape, d.np)
-    return finish(fresh(arr), requires_grad, device, out)
+    return finish(fresh(arr), requires_grad, factory_device(device), out)
 
 
 def _int_arg(fname, v, name, pos):
@@ -404,7 +405,7 @@ def randint(*args, size=None, low=None, high=None, generator=None, out=None, dty
     if requires_grad:
         check_requires_grad(d)
     arr = _randint_values(_gen(generator), shape, d, lo, hi)
-    return finish(fresh(arr), requires_grad, device, out)
+    return finish(fresh(arr), requires_grad, factory_device(device), out)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -422,7 +423,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if d is D.bool_ or d.category == D.COMPLEX or d in D.LIMITED_UNSIGNED:
         raise NotImplementedError(f"\"randperm\" not implemented for '{d._legacy}'")
     arr = _rs.randperm(_gen(generator), n).astype(d.np)
-    return finish(fresh(arr), requires_grad, device, out)
+    return finish(fresh(arr), requires_grad, factory_device(device), out)
 
 
 # -- normal: four overloads, three of them differentiable ops -----------------------------------

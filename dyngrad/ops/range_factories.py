@@ -31,7 +31,8 @@ import operator
 from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
 from .creation import (FACTORY_KW, _is_int, invalid_combination, _tensor_cls, _type_name, alloc,
-                       cast_array, checked_scalar, fill_array, finish, fresh, number, out_dtype)
+                       cast_array, checked_scalar, factory_device, fill_array, finish, fresh, number,
+                       out_dtype)
 
 xp = _npb.xp
 _f64 = xp.float64
@@ -188,7 +189,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         names = (("end", 1, end),)
         if type(end) is int and dtype is None and out is None and device is None \
                 and not requires_grad and 0 <= end < 2 ** 63:
-            return finish(fresh(xp.arange(end, dtype=xp.int64)))    # arange(n): the common case
+            return finish(fresh(xp.arange(end, dtype=xp.int64)), False,   # arange(n): the
+                          factory_device(None))                     # common case
     else:
         names = (("start", 1, start), ("end", 2, end), ("step", 3, step))
     for name, pos, v in names:
@@ -233,7 +235,7 @@ def finish_range(arr, requires_grad, device, out):
     otherwise, as every factory's."""
     if out is not None and out.numel() == arr.size and tuple(out.shape) != arr.shape:
         arr = arr.reshape(tuple(out.shape))
-    return finish(fresh(arr), requires_grad, device, out)
+    return finish(fresh(arr), requires_grad, factory_device(device), out)
 
 
 def _endpoint(fname, v, name, pos):

@@ -29,7 +29,7 @@ from . import view_backward as _vb
 from ._geometry import _numel
 from ._registry import FUNCTIONS, INPLACE, METHODS, OPS, defop
 from ._selection import contiguous, resize_output, structured_out_check
-from .creation import dtype_arg, finish, fresh
+from .creation import dtype_arg, factory_device, finish, fresh
 from .join import int_arg
 from .linalg_products import _tensordot
 from .norms import _vector_norm, norm_backward, norm_jvp
@@ -117,7 +117,7 @@ def _indices(name, lower, row, col, offset, dtype, layout, device, pin_memory, r
     pick = xp.tril_indices if lower else xp.triu_indices
     rows, cols = pick(row, offset, col)
     arr = fresh(xp.stack([rows, cols]).astype(d.np))
-    return finish(arr, requires_grad, device)
+    return finish(arr, requires_grad, factory_device(device))
 
 
 def tril_indices(row, col=_MISSING, offset=0, *, dtype=None, layout=None, device=None,

@@ -17,7 +17,7 @@ from ..backends import numpy_backend as _npb
 from . import _registry
 from .creation import (ZEROS, _int_limits, _overflow, _tensor_cls, _type_name, _warn_once,
                        alloc, cast_array, check_device, check_requires_grad, copy_with_strides,
-                       dtype_arg, finish, preserve_strides)
+                       dtype_arg, factory_device, finish, preserve_strides)
 
 xp = _npb.xp
 _ndarray = xp.ndarray
@@ -311,7 +311,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if isinstance(data, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
         arr = _from_sequence(data, dtype)
-    return finish(arr, requires_grad, device)
+    return finish(arr, requires_grad, factory_device(device))
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -320,15 +320,15 @@ def as_tensor(data, dtype=None, device=None):
     Tensor = _tensor_cls()
     dtype = dtype_arg(dtype, "as_tensor")
     if isinstance(data, Tensor):
-        check_device(device)
+        check_device(factory_device(device))
         return data if dtype is None or dtype is data.dtype else data.to(dtype)
     if isinstance(data, _ndarray):
         t = from_numpy(data)
-        check_device(device)
+        check_device(factory_device(device))
         return t if dtype is None or dtype is t.dtype else t.to(dtype)
     if isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-    return finish(_from_sequence(data, dtype), False, device)
+    return finish(_from_sequence(data, dtype), False, factory_device(device))
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):

@@ -36,6 +36,7 @@ from collections.abc import Iterable
 from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
 from ._registry import FUNCTIONS
+from .creation import factory_device
 from .creation import (FACTORY_KW, TYPEMETA_NAME, _type_name, alloc, argument_list, dtype_arg,
                        finish)
 from .range_factories import _not_implemented
@@ -176,13 +177,13 @@ def _window(fname, extras, args, kwargs, values_fn):
                            f"window_length={n}")
     requires_grad = bool(opts["requires_grad"])
     if n <= 1:
-        return finish(alloc((n,), d.np, fill=1), requires_grad, opts["device"])
+        return finish(alloc((n,), d.np, fill=1), requires_grad, factory_device(opts["device"]))
     if d.category == D.COMPLEX:
         raise _not_implemented("arange_cpu", d)
     periodic = values[1] if len(values) > 1 else True
     length = n + 1 if periodic else n
     arr = values_fn(length, d.np, *values[2:])
-    return finish(arr[:n] if periodic else arr, requires_grad, opts["device"])
+    return finish(arr[:n] if periodic else arr, requires_grad, factory_device(opts["device"]))
 
 
 def _arange(length, np_dtype):
