@@ -92,6 +92,8 @@ from .utils import dlpack as _utils_dlpack  # noqa: E402,F401  (torch.utils.dlpa
 from . import profiler  # noqa: E402,F401  (torch.profiler works after `import torch`)
 from . import multiprocessing  # noqa: E402,F401  (torch.multiprocessing: registers its reducers)
 from . import compiler  # noqa: E402,F401  (torch.compiler; compile runs eagerly)
+from . import futures  # noqa: E402,F401  (torch.futures: Future, collect_all, wait_all)
+from .futures import Future  # noqa: E402,F401  (torch.Future)
 from . import jit  # noqa: E402,F401  (torch.jit as with PYTORCH_JIT=0: annotations off)
 from . import library  # noqa: E402,F401  (torch.library: custom ops; torch.ops lookup in ops/)
 from .compiler import compile  # noqa: E402,F401,A001  (torch.compile)

@@ -99,6 +99,9 @@ CASES = {
     "load missing": "lib.jit.load('/tmp/dyngrad_no_such_file.pt')",
     "Final": "lib.jit.Final is __import__('typing').Final",
     "Error": "issubclass(lib.jit.Error, RuntimeError)",
+    "fork runs at once": "[(fut := lib.jit.fork(f, 1)).done(), lib.jit.wait(fut), "
+                         "lib.jit.fork(f, x=2).wait()]",
+    "fork raises at once": "lib.jit.fork(lambda: 1 / 0)",
 }
 
 DRIVER = SETUP + textwrap.dedent('''

@@ -28,6 +28,8 @@ from __future__ import annotations
 import time
 from datetime import timedelta
 
+from ..futures import Future as _Future
+
 
 _POLLS_PER_YIELD = 10   # see Note [Waiting with a deadline]
 
@@ -39,7 +41,8 @@ class Work:
     and returns True; ``is_completed()`` asks without blocking. ``result()`` lists the output
     tensors. A ``recv``'s ``source_rank()`` says who sent the message.
 
-    Differences from torch: no ``get_future()`` (there is no ``torch.futures`` here).
+    ``get_future()`` gives a ``torch.futures.Future`` of ``result()`` (Note [Futures that
+    wait on MPI]).
     """
 
     def __init__(self, name: str, requests=(), finalize=None, outputs=(), timeout=None,
@@ -114,6 +117,11 @@ class Work:
         """The output tensors of the operation (after ``wait()``)."""
         return list(self._outputs)
 
+    def get_future(self):
+        """A Future completed with ``result()`` once the operation has finished (with its
+        exception if it failed). See Note [Futures that wait on MPI]."""
+        return _WorkFuture(self)
+
     def source_rank(self) -> int:
         """The rank a ``recv``/``irecv`` received from."""
         if self._source is None:
@@ -132,3 +140,45 @@ class Work:
 def completed_work(name: str, outputs=()) -> Work:
     """A Work for an operation that has already finished (single-process backend)."""
     return Work(name, outputs=outputs)
+
+
+# Note [Futures that wait on MPI]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch's backends complete a Work's future from their own threads, which run its callbacks. An
+# MPI request completes only when someone tests or waits on it, and dyngrad runs no thread to do
+# that: a Work's future moves its requests on whenever it, or a future made from it (``then``,
+# ``collect_all``), is asked whether it is done or waited on. Its callbacks then run in the
+# thread that asked. A collective that finished when it was posted (a blocking call, a world of
+# one) gives a future that is complete from the start.
+class _WorkFuture(_Future):
+    """The Future of a Work: completed from the Work's requests, when polled or waited on."""
+
+    def __init__(self, work: Work):
+        super().__init__()
+        self._work = work
+        self._poll()
+
+    def _settle(self) -> None:
+        with self._cond:
+            if self._done:
+                return
+        work = self._work
+        if work.exception() is not None:
+            self._complete(None, work.exception())
+        else:
+            self._complete(work.result(), None)
+
+    def _poll(self) -> None:
+        try:
+            finished = self._work.is_completed()
+        except Exception:   # noqa: BLE001  (the Work keeps it: _settle hands it on)
+            finished = True
+        if finished:
+            self._settle()
+
+    def _block(self) -> None:
+        try:
+            self._work.wait()
+        except Exception:   # noqa: BLE001  (the Work keeps it: _settle hands it on)
+            pass
+        self._settle()

@@ -22,9 +22,9 @@ from ..nn.modules.module import Module as _Module
 Final = typing.Final
 
 __all__ = ["Attribute", "Error", "Final", "ScriptFunction", "ScriptModule", "ScriptWarning",
-           "TracerWarning", "annotate", "export", "freeze", "ignore", "interface",
+           "TracerWarning", "annotate", "export", "fork", "freeze", "ignore", "interface",
            "is_scripting", "is_tracing", "load", "optimize_for_inference", "save", "script",
-           "script_if_tracing", "script_method", "trace", "trace_module", "unused"]
+           "script_if_tracing", "script_method", "trace", "trace_module", "unused", "wait"]
 
 
 class FunctionModifiers:
@@ -241,3 +241,19 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
             raise ValueError(f"The provided filename {f} is a directory")
     raise NotImplementedError("torch.jit.load: dyngrad cannot run TorchScript programs; save "
                               "eager modules with torch.save and load them with torch.load")
+
+
+def fork(func, *args, **kwargs):
+    """Start ``func(*args, **kwargs)`` asynchronously: with TorchScript off it runs at once
+    (its exception raised here) and the returned Future is already complete."""
+    _deprecated_for_compile("fork")
+    from ..futures import Future
+    fut = Future()
+    fut.set_result(func(*args, **kwargs))
+    return fut
+
+
+def wait(future):
+    """The value of a forked call's Future (waiting for it)."""
+    _deprecated_for_compile("wait")
+    return future.wait()

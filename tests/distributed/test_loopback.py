@@ -236,3 +236,25 @@ def test_launcher_command_and_environment():
                                   "MPI_LOCALNRANKS": "2", "MASTER_ADDR": "node0"})
     assert (env["RANK"], env["WORLD_SIZE"], env["LOCAL_RANK"], env["LOCAL_WORLD_SIZE"],
             env["MASTER_ADDR"]) == ("3", "4", "1", "2", "node0")
+
+
+def _future_values(lib, d):
+    """What the futures of asynchronous collectives hold, and callbacks chained on them."""
+    t = lib.tensor([1.0, 2.0])
+    out = {}
+    fut = d.all_reduce(t, async_op=True).get_future()
+    out["all_reduce"] = [v.tolist() for v in fut.wait()]
+    out["then"] = fut.then(lambda f: f.value()[0].sum().item()).wait()
+    out["broadcast"] = [v.tolist() for v in d.broadcast(t, 0, async_op=True).get_future().wait()]
+    gathered = [lib.zeros(2)]
+    out["all_gather"] = [v.tolist() for v in
+                         d.all_gather(gathered, t, async_op=True).get_future().wait()]
+    out["barrier"] = d.barrier(async_op=True).get_future().wait()
+    both = lib.futures.collect_all([d.all_reduce(t.clone(), async_op=True).get_future(),
+                                    d.broadcast(t.clone(), 0, async_op=True).get_future()])
+    out["collect_all"] = [[v.tolist() for v in f.value()] for f in both.wait()]
+    return out
+
+
+def test_work_futures(both):
+    same_outcome(_future_values)

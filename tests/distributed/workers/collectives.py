@@ -67,6 +67,19 @@ for k, (w, out) in enumerate(zip(works, outs)):
     ck.true(w.is_completed() and w.is_success(), "completed")
     ck.close(out, everyone((4,), np.float64, k).sum(0), f"async all_reduce #{k}")
 
+# -- Work.get_future: the futures complete from the MPI requests when waited on or polled ------
+works = [dist.all_reduce(tensor(data(R, (4,), np.float64, 10 + k)), async_op=True)
+         for k in range(3)]
+futures = [w.get_future() for w in works]
+chained = futures[0].then(lambda f: f.value()[0] * 2)
+both = torch.futures.collect_all(futures[1:])
+ck.close(chained.wait(), 2 * everyone((4,), np.float64, 10).sum(0), "future.then of all_reduce")
+for k, fut in enumerate(both.wait(), start=1):
+    ck.true(fut.done(), "collect_all's futures are done")
+    ck.close(fut.value()[0], everyone((4,), np.float64, 10 + k).sum(0), f"future #{k}")
+ck.true(torch.futures.wait_all([dist.barrier(async_op=True).get_future()]) == [[]],
+        "a barrier's future holds no tensors")
+
 # -- broadcast / reduce from every root ----------------------------------------------------
 for root in range(N):
     x = tensor(data(R, SHAPE, np.float32, 7))
