@@ -19,3 +19,5 @@ from ._collectives import (  # noqa: F401
     reduce, reduce_scatter, reduce_scatter_tensor, scatter, send,
 )
 from ._work import Work  # noqa: F401
+from ._grad_bucket import GradBucket  # noqa: F401,E402  (DDP communication hooks)
+from . import algorithms  # noqa: F401,E402  (ddp_comm_hooks)

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import threading
 import traceback
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
 
 __all__ = ["Future", "collect_all", "wait_all"]
 
@@ -22,8 +25,9 @@ _TWICE = ("Attempting to mark a completed Future as complete again. Note that a 
           "be marked completed once.")
 
 
-class Future:
-    """A placeholder for a result that a computation sets later (torch.futures.Future)."""
+class Future(Generic[T]):
+    """A placeholder for a result that a computation sets later (torch.futures.Future;
+    ``Future[Tensor]`` names a future of a tensor, as in annotations of DDP hooks)."""
 
     def __init__(self, *, devices=None):
         for d in devices or ():

@@ -45,7 +45,7 @@ UNFINISHED_MESSAGE = (
 
 
 class _Bucket:
-    __slots__ = ("params", "offsets", "flat", "remaining", "work")
+    __slots__ = ("params", "offsets", "flat", "remaining", "work", "future")
 
     def __init__(self, params, dtype):
         self.params = params
@@ -57,11 +57,13 @@ class _Bucket:
         self.flat = np.zeros(total, dtype=dtype)
         self.remaining = len(params)
         self.work = None
+        self.future = None   # a communication hook's Future (Note [Communication hooks])
 
 
 def build_buckets(params, cap_bytes: int) -> list:
     """Group parameters (taken in reverse order) into buckets of one dtype, about `cap_bytes`
-    each, the first one at most 1 MB."""
+    each, the first one at most 1 MB; within a bucket they keep the model's order, as in
+    torch's buckets (a communication hook sees that layout)."""
     buckets, current, size, cap = [], [], 0, min(_FIRST_BUCKET_BYTES, cap_bytes)
     for p in reversed(params):
         if current and (p.dtype != current[0].dtype or size + p._data.nbytes > cap):
@@ -71,7 +73,7 @@ def build_buckets(params, cap_bytes: int) -> list:
         size += p._data.nbytes
     if current:
         buckets.append(current)
-    return [_Bucket(ps, ps[0]._data.dtype) for ps in buckets]
+    return [_Bucket(ps[::-1], ps[0]._data.dtype) for ps in buckets]
 
 
 def reachable_parameters(outputs) -> set:
@@ -118,6 +120,7 @@ class Reducer:
         self.next_bucket = 0
         self.used = np.zeros(len(params), np.int32)
         self.handles = [p.register_post_accumulate_grad_hook(self._on_grad) for p in params]
+        self.comm_hook = None                 # (state, hook) once register_comm_hook ran
         # timings for bench/: seconds spent waiting at the end of backward, and posted bytes
         self.last_wait_s = 0.0
 
@@ -138,7 +141,7 @@ class Reducer:
         self.used[:] = 0
         for bucket in self.buckets:
             bucket.remaining = len(bucket.params)
-            bucket.work = None
+            bucket.work = bucket.future = None
         if self.find_unused:
             reached = reachable_parameters(outputs)
             for p in self.params:
@@ -176,12 +179,37 @@ class Reducer:
                 bucket.work.is_completed()
         while self.next_bucket < len(buckets) and buckets[self.next_bucket].remaining == 0:
             bucket = buckets[self.next_bucket]
-            bucket.work = Work("DistributedDataParallel gradient all_reduce",
-                               self.pg._impl.allreduce(bucket.flat, ReduceOp.SUM),
-                               timeout=self.pg._timeout)
+            if self.comm_hook is not None:
+                bucket.future = self._run_hook(bucket, self.next_bucket)
+            else:
+                bucket.work = Work("DistributedDataParallel gradient all_reduce",
+                                   self.pg._impl.allreduce(bucket.flat, ReduceOp.SUM),
+                                   timeout=self.pg._timeout)
             self.next_bucket += 1
         if self.next_bucket == len(buckets):
             self._finish()
+
+    def _run_hook(self, bucket, index):
+        """Hand the bucket to the registered communication hook; its Future of the reduced
+        buffer. See Note [Communication hooks]."""
+        from ...distributed._grad_bucket import GradBucket
+        from ...futures import Future
+        from ..._tensor import _wrap
+        state, hook = self.comm_hook
+        grad_bucket = GradBucket(index, index == len(self.buckets) - 1, _wrap(bucket.flat),
+                                 bucket.params, bucket.offsets)
+        future = hook(state, grad_bucket)
+        if not isinstance(future, Future):
+            from ..._tensor import Tensor
+            name = "torch.Tensor" if isinstance(future, Tensor) else \
+                f"{type(future).__module__}.{type(future).__qualname__}"
+            shown = "<class 'torch.Tensor'>" if isinstance(future, Tensor) else str(type(future))
+            raise RuntimeError(
+                f"Unable to cast Python instance of type {shown} to C++ type '?' (#define "
+                "PYBIND11_DETAILED_ERROR_MESSAGES or compile in debug mode for details). DDP "
+                "communication hook's callback must return a torch.futures.Future object, but "
+                f"got {name}")
+        return future
 
     def _finish(self) -> None:
         import time
@@ -195,12 +223,22 @@ class Reducer:
             Work("DistributedDataParallel unused-parameter map",
                  self.pg._impl.allreduce(used, ReduceOp.MAX), timeout=self.pg._timeout).wait()
         for bucket in self.buckets:
-            bucket.work.wait()
+            if bucket.future is not None:   # the hook's reduced buffer, already averaged
+                reduced = bucket.future.wait()
+                if reduced._data.size != bucket.flat.size:
+                    raise RuntimeError(
+                        f"DDP communication hook's Future result has {reduced._data.size} "
+                        f"elements where bucket {self.buckets.index(bucket)} has "
+                        f"{bucket.flat.size}")
+                bucket.flat[...] = reduced._data.reshape(-1)
+            else:
+                bucket.work.wait()
         self.last_wait_s = time.perf_counter() - start
         world = self.pg.size()
         for bucket in self.buckets:
             flat = bucket.flat
-            flat /= world
+            if bucket.future is None:
+                flat /= world
             for p, start in zip(bucket.params, bucket.offsets):
                 if not used[self.index[id(p)]]:
                     continue                  # no rank used it: .grad stays as it was
@@ -215,3 +253,14 @@ class Reducer:
         for h in self.handles:
             h.remove()
 
+
+
+# Note [Communication hooks]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``DistributedDataParallel.register_comm_hook(state, hook)`` replaces the bucket's all-reduce:
+# when a bucket is full, ``hook(state, GradBucket)`` is called (in bucket order, from the
+# gradient hooks, as the all-reduces are posted) and returns a Future of the reduced flat
+# buffer. At the end of backward the reducer waits on each Future (which also moves their MPI
+# requests on: Note [Futures that wait on MPI] in distributed/_work.py) and writes the result
+# into the gradients as it is: averaging is the hook's business (default_hooks.allreduce_hook
+# divides by the world size, as the built-in reduction does).

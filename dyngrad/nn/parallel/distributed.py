@@ -39,7 +39,7 @@ class DistributedDataParallel(Module):
         >>> with model.no_sync():                           # accumulate locally
         ...     loss_fn(model(x2), y2).backward()
 
-    Differences from torch: no ``register_comm_hook``, ``join()`` or mixed precision.
+    Differences from torch: no ``join()`` or mixed precision.
     """
 
     def __init__(self, module: Module, device_ids=None, output_device=None, dim: int = 0,
@@ -127,6 +127,42 @@ class DistributedDataParallel(Module):
         if sync:
             self.reducer.prepare(output)
         return output
+
+    def register_comm_hook(self, state, hook) -> None:
+        """Reduce each bucket of gradients with ``hook(state, bucket)`` instead of the built-in
+        averaging all-reduce: `bucket` is a ``dist.GradBucket``, and the hook returns a
+        ``torch.futures.Future`` of the reduced flat buffer, written back into the gradients
+        as it is (see Note [Communication hooks] in _reducer.py;
+        ``torch.distributed.algorithms.ddp_comm_hooks.default_hooks`` has torch's hooks).
+        Only one hook, registered once.
+
+        Example::
+
+            >>> def allreduce_mean(state, bucket):
+            ...     buf = bucket.buffer().div_(dist.get_world_size())
+            ...     fut = dist.all_reduce(buf, async_op=True).get_future()
+            ...     return fut.then(lambda f: f.value()[0])
+            >>> ddp.register_comm_hook(None, allreduce_mean)
+        """
+        import inspect
+        from ... import distributed as dist
+        from ...futures import Future
+        from ..._tensor import Tensor
+        if not callable(hook):
+            raise TypeError("Communication hook must be callable.")
+        sig = inspect.signature(hook)
+        if sig.parameters["bucket"].annotation not in (inspect.Parameter.empty,
+                                                       dist.GradBucket):
+            raise ValueError("Communication hook: bucket annotation should be "
+                             "dist.GradBucket.")
+        if sig.return_annotation is not inspect.Signature.empty \
+                and sig.return_annotation != Future[Tensor]:
+            raise ValueError("Communication hook: return annotation should be "
+                             "torch.futures.Future[torch.Tensor].")
+        if self.reducer.comm_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be "
+                               "called once.")
+        self.reducer.comm_hook = (state, hook)
 
     @contextmanager
     def no_sync(self):

@@ -128,6 +128,40 @@ for flag in (True, False):
     want = 1.0 if flag else float(R + 1)
     ck.close(model.module.tag, np.full(2, want, np.float32), f"broadcast_buffers={flag}")
 
+# -- communication hooks: torch's default hooks, a custom one, several buckets ----------------
+from dyngrad.distributed.algorithms.ddp_comm_hooks import default_hooks  # noqa: E402
+
+
+def hooked_grads(hook, state=None, cap=None):
+    kw = {} if cap is None else {"bucket_cap_mb": cap}
+    model = DDP(make_model(seed=11), **kw)
+    if hook is not None:
+        model.register_comm_hook(state, hook)
+    x, y = batches(77)
+    mine = slice(R * B, (R + 1) * B)
+    loss_fn(model(x[mine]), y[mine]).backward()
+    return [p.grad.numpy().copy() for p in model.module.parameters()]
+
+
+def summing_hook(state, bucket):
+    """All-reduce without averaging: the gradients come out N times the average."""
+    state.append(bucket.index())
+    fut = dist.all_reduce(bucket.buffer(), async_op=True).get_future()
+    return fut.then(lambda f: f.value()[0])
+
+
+plain = hooked_grads(None)
+for cap in (None, 1e-4):
+    for g, want in zip(hooked_grads(default_hooks.allreduce_hook, cap=cap), plain):
+        ck.close(g, want, f"allreduce_hook == DDP's own reduction (cap {cap})", rtol=1e-6)
+    for g, want in zip(hooked_grads(default_hooks.fp16_compress_hook, cap=cap), plain):
+        ck.close(g, want, "fp16_compress_hook: float16 rounding", rtol=2e-3, atol=2e-3)
+    seen = []
+    for g, want in zip(hooked_grads(summing_hook, seen, cap), plain):
+        ck.close(g, N * want, "a summing hook's gradients are N times the average", rtol=1e-5)
+    ck.true(seen == list(range(len(seen))) and (cap is None) == (len(seen) == 1),
+            "the hook ran once per bucket, in bucket order")
+
 # -- DistributedSampler: disjoint shares covering the dataset, padded as torch ---------------
 for n_items, drop_last, shuffle in ((10, False, True), (10, True, False), (3, False, False)):
     sampler = DistributedSampler(range(n_items), shuffle=shuffle, drop_last=drop_last, seed=5)
