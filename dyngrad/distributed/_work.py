@@ -163,10 +163,14 @@ class _WorkFuture(_Future):
             if self._done:
                 return
         work = self._work
-        if work.exception() is not None:
-            self._complete(None, work.exception())
-        else:
-            self._complete(work.result(), None)
+        try:
+            if work.exception() is not None:
+                self._complete(None, work.exception())
+            else:
+                self._complete(work.result(), None)
+        except RuntimeError:
+            if not self._done:   # (else another thread settled it first)
+                raise
 
     def _poll(self) -> None:
         try:

@@ -177,6 +177,8 @@ class Reducer:
         for bucket in buckets[:self.next_bucket]:      # poke MPI: see the Note
             if bucket.work is not None:
                 bucket.work.is_completed()
+            elif bucket.future is not None:   # (a hook's future polls its own requests)
+                bucket.future.done()
         while self.next_bucket < len(buckets) and buckets[self.next_bucket].remaining == 0:
             bucket = buckets[self.next_bucket]
             if self.comm_hook is not None:
