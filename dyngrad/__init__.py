@@ -105,3 +105,5 @@ from .amp.grad_scaler import (  # noqa: E402,F401
 )
 from .amp import cpu_amp as _cpu_amp  # noqa: E402
 cpu.amp = _sys.modules[__name__ + ".cpu.amp"] = _cpu_amp   # torch.cpu.amp (deprecated)
+from .amp import cuda_amp as _cuda_amp  # noqa: E402
+cuda.amp = _sys.modules[__name__ + ".cuda.amp"] = _cuda_amp   # torch.cuda.amp (deprecated)

@@ -139,6 +139,19 @@ MANAGER_CALLS = {
     "xla": lambda t: (t.autocast("xla")._enabled, t.autocast("xla").fast_dtype),
     "cpu_amp": lambda t: (t.cpu.amp.autocast()._enabled, t.cpu.amp.autocast().device),
     "cpu_amp_f16": lambda t: t.cpu.amp.autocast(dtype=t.float16).fast_dtype,
+    # torch.cuda.amp without CUDA: deprecated, then disabled with torch's warning
+    "cuda_amp": lambda t: (t.cuda.amp.autocast()._enabled, t.cuda.amp.autocast().device,
+                           t.cuda.amp.autocast().fast_dtype),
+    "cuda_amp_region": lambda t: (lambda ac: (ac.__enter__(), t.mm(t.ones(2, 2), t.ones(2, 2))
+                                              .dtype, ac.__exit__(None, None, None))[1])(
+        t.cuda.amp.autocast(dtype=t.float16)),
+    "cuda_amp_scaler": lambda t: (t.cuda.amp.GradScaler().is_enabled(),
+                                  t.cuda.amp.GradScaler(init_scale=4.0).get_scale()),
+    "cuda_amp_custom_fwd": lambda t: t.cuda.amp.custom_fwd(lambda ctx, x: x)(None, 3),
+    "cuda_amp_custom_fwd_cast": lambda t: t.cuda.amp.custom_fwd(
+        cast_inputs=t.float16)(lambda ctx, x: x.dtype)(None, t.ones(1)),
+    "cuda_amp_custom_bwd": lambda t: t.cuda.amp.custom_bwd(lambda ctx, g: g)(
+        type("Ctx", (), {})(), 5),
     "set_dtype_then_default": lambda t: (t.set_autocast_dtype("cpu", t.float64),
                                          t.autocast("cpu")._enabled),
     "is_amp": lambda t: (t.autocast is t.amp.autocast, t.autocast.__name__),
