@@ -8,8 +8,8 @@ regular expression ``([a-zA-Z_]+)(?::([1-9]\\d*|0))?``); anything else is an "In
 string". The type must be one of torch's device types (``xpu``, ``mps``, ``meta``... are
 devices too: dyngrad can name them, and refuses to put a tensor there). torch keeps the index
 in a signed byte, so ``"cuda:128"`` has index -128 (and a repr showing 65408, those bits as an
-unsigned 16-bit number); dyngrad keeps that arithmetic too. Every device, whatever its type, compares equal only to a device:
-``torch.device("cpu") == "cpu"`` is False in torch, and here.
+unsigned 16-bit number); dyngrad keeps that arithmetic too. Every device, whatever its type,
+compares equal only to a device: ``torch.device("cpu") == "cpu"`` is False in torch, and here.
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ _EXPECTED = ("Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep
              "of device string: ")
 _NO_ACCELERATOR = "Cannot access accelerator device when none is available."
 _warned_mkldnn: list = []
+_PARSED: dict = {}   # device string -> (type, index), for strings parsed before
 
 
 def _byte_index(index: int) -> int:
@@ -74,6 +75,11 @@ class device:
     __slots__ = ("_type", "_index", "_previous")
 
     def __init__(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and type(args[0]) is str:
+            parsed = _PARSED.get(args[0])   # (a string seen before: its parse, reused)
+            if parsed is not None:
+                self._type, self._index = parsed
+                return
         type_, index = _arguments(args, kwargs)
         self._type = type_
         self._index = index
@@ -160,7 +166,10 @@ def _arguments(args, kwargs):
             name = type(first).__name__
             raise _signature_error(args, kwargs, "      didn't match because some of the "
                                    f"arguments have invalid types: (!{name}!)\n")
-        return _parse(first)
+        parsed = _parse(first)
+        if len(_PARSED) < 256:
+            _PARSED[first] = parsed
+        return parsed
     index = args[1]
     if isinstance(first, bytes):
         first = first.decode()

@@ -15,7 +15,8 @@ from .._device import device as _device
 from .._promotion import Promote
 from .._utils import broadcast_shapes, shape_str
 from ..backends import numpy_backend as _npb
-from .creation import (ZEROS, _size_args, _tensor_cls, _type_name, alloc, cast_array, check_device, check_to_device,
+from .creation import (ZEROS, _size_args, _tensor_cls, _type_name, alloc, cast_array, check_device,
+                       check_to_device,
                        check_size, checked_scalar, copy_with_strides, dtype_arg, empty_strided,
                        fill_array, finish, format_strides, full, number,
                        preserve_strides, suggest_memory_format, zeros_like)

@@ -138,9 +138,9 @@ def check_to_device(device) -> None:
     """``check_device`` for ``Tensor.to``: torch's conversion names the devices it was built
     without before it allocates anything."""
     if device is not None and type(device) is not int:
-        d = device if isinstance(device, _device) else _device(device)
-        if d.type in _NOT_LINKED:
-            raise RuntimeError(f"PyTorch is not linked with support for {d.type} devices")
+        device = device if isinstance(device, _device) else _device(device)
+        if device.type in _NOT_LINKED:
+            raise RuntimeError(f"PyTorch is not linked with support for {device.type} devices")
     check_device(device)
 
 

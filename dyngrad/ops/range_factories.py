@@ -31,8 +31,8 @@ import operator
 from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
 from .creation import (FACTORY_KW, _is_int, invalid_combination, _tensor_cls, _type_name, alloc,
-                       cast_array, checked_scalar, factory_device, fill_array, finish, fresh, number,
-                       out_dtype)
+                       cast_array, checked_scalar, factory_device, fill_array, finish, fresh,
+                       number, out_dtype)
 
 xp = _npb.xp
 _f64 = xp.float64
