@@ -107,7 +107,9 @@ def test_device_as_context_manager():
         assert lib.get_default_device() == lib.device("cpu")
 
 
-@pytest.mark.parametrize("kind", ["cuda", "xpu", "mps", "hip", "ipu"])
+@pytest.mark.parametrize("kind", ["cuda", "xpu", "mps", "hip", "ipu", "mkldnn", "opengl",
+                                  "opencl", "ideep", "ve", "fpga", "maia", "vulkan", "hpu",
+                                  "mtia", "xla", "lazy", "privateuseone"])
 def test_tensors_on_devices_this_build_lacks(kind):
     # the exception's type as torch's (the factories' NotImplementedError texts list torch's
     # dispatch keys: dyngrad's names the device instead)

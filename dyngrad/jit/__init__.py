@@ -13,6 +13,7 @@ archive, freezing) is not here, and raises as torch's disabled mode does for an 
 """
 from __future__ import annotations
 
+import functools
 import os
 import typing
 import warnings
@@ -105,11 +106,9 @@ def script_method(fn):
 
 def script_if_tracing(fn):
     """Compile `fn` only when called while tracing: never, here; a wrapper calling `fn`."""
+    @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         return fn(*args, **kwargs)
-    wrapper.__wrapped__ = fn
-    wrapper.__name__, wrapper.__qualname__ = fn.__name__, fn.__qualname__
-    wrapper.__doc__ = fn.__doc__
     return wrapper
 
 

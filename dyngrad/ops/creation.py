@@ -126,12 +126,25 @@ def check_device(device) -> None:
         cuda._lazy_init()
     if d.type == "xpu":   # (torch's CPU build asserts the same for XPU as for CUDA)
         raise AssertionError("Torch not compiled with XPU enabled")
+    if d.type == "mtia":
+        raise AssertionError("Torch not compiled with MTIA enabled. Ensure you have `import "
+                             "mtia.host_runtime.torch_mtia.dynamic_library` in your python src "
+                             "file and include `//mtia/host_runtime/torch_mtia:torch_mtia` as "
+                             "your target dependency!")
+    if d.type in ("hpu", "privateuseone"):   # (torch looks for a backend module first)
+        raise ModuleNotFoundError(f"No module named 'torch.{d.type}'")
+    if d.type in ("mkldnn", "opengl", "opencl", "ideep"):   # (Caffe2's, no backend at all)
+        raise RuntimeError('0 INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/c10/core/'
+                           'TensorOptions.h":663, please report a bug to PyTorch. This is a '
+                           f"grandfathered Caffe2 device type {d.type}, it shouldn't ever "
+                           "convert to a DispatchKey.  File a bug describing what you were "
+                           "doing if you think this is in error.")
     raise NotImplementedError(f"dyngrad has no '{d.type}' backend: tensors live on the cpu")
 
 
 # the device types torch's CPU build refuses in ``Tensor.to`` by saying it has no support linked
 _NOT_LINKED = frozenset(("mps", "hip", "ipu", "mkldnn", "opengl", "opencl", "ideep", "ve",
-                         "fpga", "maia", "vulkan", "hpu", "mtia"))
+                         "fpga", "maia", "vulkan", "xla"))
 
 
 def check_to_device(device) -> None:

@@ -19,11 +19,10 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import broadcast_shapes
 from ..backends import numpy_backend as _npb
-from .creation import factory_device
 from .creation import (FACTORY_KW, TYPEMETA_NAME, _is_int, _size_args, _size_kw, _tensor_cls,
                        _type_name, alloc, check_requires_grad, check_size, check_tensor_arg,
-                       dtype_arg, checked_scalar, finish, fresh, invalid_combination, like_strides,
-                       number, out_dtype, zeros_like)
+                       dtype_arg, checked_scalar, factory_device, finish, fresh,
+                       invalid_combination, like_strides, number, out_dtype, zeros_like)
 from .random import numpy_generator as _gen
 from . import random_streams as _rs
 from .random_bounds import _random_bounds, _random_default_bounds

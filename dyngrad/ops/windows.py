@@ -36,9 +36,8 @@ from collections.abc import Iterable
 from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
 from ._registry import FUNCTIONS
-from .creation import factory_device
 from .creation import (FACTORY_KW, TYPEMETA_NAME, _type_name, alloc, argument_list, dtype_arg,
-                       finish)
+                       factory_device, finish)
 from .range_factories import _not_implemented
 from .special_bessel import _bessel
 
