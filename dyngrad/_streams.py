@@ -21,13 +21,18 @@ def _device_type(cls_name: str, device) -> str:
         raise TypeError(f"{cls_name}(): argument 'device' (position 1) must be torch.device, "
                         f"not {type(device).__name__}")
     kind = _dev.device(device).type
+    if kind == "lazy":   # (torch's lazy backend makes events but no streams)
+        if cls_name == "Stream":
+            raise RuntimeError("Backend doesn't support create a new Stream.")
+        return kind
     if kind not in _USABLE:
         raise RuntimeError(f"PyTorch is not linked with support for {kind} devices")
     return kind
 
 
 def _no_events(kind: str) -> RuntimeError:
-    return RuntimeError(f"{kind} backend doesn't support events.")
+    return RuntimeError(f"{kind} backend doesn't support events." if kind in _USABLE
+                        else "Backend doesn't support events.")
 
 
 class Stream:

@@ -255,6 +255,13 @@ STREAM_CALLS = {
     "from_ipc_handle": lambda t: t.Event.from_ipc_handle("cpu", b""),
     "Event equality": lambda t: (t.Event() == t.Event(),),
 }
+for _kind in ("mkldnn", "opengl", "ve", "vulkan", "hpu", "mtia", "xla", "lazy",
+              "privateuseone", "hip", "ipu"):
+    STREAM_CALLS[f"Stream('{_kind}')"] = lambda t, k=_kind: t.Stream(k)
+    STREAM_CALLS[f"Event('{_kind}')"] = lambda t, k=_kind: t.Event(k)
+STREAM_CALLS["lazy Event"] = lambda t: (lambda e: (e.device, e.query(), e.synchronize()))(
+    t.Event("lazy"))
+STREAM_CALLS["lazy Event.record"] = lambda t: t.Event("lazy").record()
 
 
 @pytest.mark.parametrize("name", sorted(STREAM_CALLS))
