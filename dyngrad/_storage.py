@@ -16,8 +16,9 @@ from .backends.numpy_backend import data_ptr, flat_buffer, xp as _xp
 _new = object.__new__
 
 
-class Storage:
-    """A flat buffer (1-D backend array), the device it lives on and the version counter.
+class UntypedStorage:
+    """A flat buffer (1-D backend array), the device it lives on and the version counter
+    (torch.UntypedStorage; called ``Storage`` inside dyngrad).
 
     ``Storage.of(array, device)`` makes the Storage of a tensor that had none yet, and leaves
     the flat buffer to be made on first use: a new tensor's Storage is often wanted only for
@@ -34,7 +35,7 @@ class Storage:
         self.version = version
 
     @classmethod
-    def of(cls, array, device) -> "Storage":
+    def of(cls, array, device) -> "UntypedStorage":
         st = _new(cls)
         st._source = array
         st.device = device
@@ -80,7 +81,7 @@ class Storage:
     def is_shared(self) -> bool:
         return _shared_memory.storage_is_shared(self)
 
-    def share_memory_(self) -> "Storage":
+    def share_memory_(self) -> "UntypedStorage":
         """Move the bytes into memory shared between processes (Note [Shared memory] in
         _shared_memory.py); only a storage no tensor views can be moved this way."""
         _shared_memory.share_storage(self)
@@ -93,9 +94,13 @@ class Storage:
     def is_cuda(self) -> bool:
         return False
 
-    def __repr__(self) -> str:
-        return (f"dyngrad.UntypedStorage(nbytes={self.nbytes()}, device={self.device}, "
-                f"data_ptr={self.data_ptr():#x})")
+    def __repr__(self) -> str:   # (torch's: every byte on a line of its own)
+        values = "\n ".join(str(v) for v in self.tolist())
+        return (f" {values}\n[torch.storage.UntypedStorage(device={self.device}) of size "
+                f"{self.nbytes()}]")
+
+
+Storage = UntypedStorage
 
 
 def _storage_index(index, size: int) -> int:

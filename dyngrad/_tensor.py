@@ -29,6 +29,8 @@ from .backends import numpy_backend as _npb
 _ndarray = _npb.ndarray
 
 _grad_state = _gm._state
+_INFERENCE_REQUIRES_GRAD = ("Setting requires_grad=True on inference tensor outside "
+                            "InferenceMode is not allowed.")
 _new = object.__new__
 
 
@@ -291,6 +293,8 @@ class Tensor:
         if value and self._data.dtype.kind not in "fcV":
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
+        if value and self._is_inference and not _grad_state.inference:
+            raise RuntimeError(_INFERENCE_REQUIRES_GRAD)
         self._requires_grad = bool(value)
         if self._rg_inherited:
             del self._rg_inherited
@@ -446,6 +450,8 @@ class Tensor:
         t._offset = self._offset
         t._requires_grad = False
         t._grad_fn = None
+        if self._is_inference:   # (an alias of an inference tensor is one too, as in torch)
+            t._is_inference = True
         return t
 
     @property
@@ -458,7 +464,14 @@ class Tensor:
         t._offset = self._offset
         t._requires_grad = False
         t._grad_fn = None
+        if self._is_inference:
+            t._is_inference = True
         return t
+
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (``_base``). torch tracks no views of
+        inference tensors: theirs are not views, though dyngrad keeps their ``_base``."""
+        return self._base is not None and not self._is_inference
 
     @data.setter
     def data(self, value: "Tensor") -> None:
@@ -826,6 +839,8 @@ from . import _tensor_extras  # noqa: E402  (the rarer methods: registered like 
 _tensor_extras.install(Tensor)
 from . import _tensor_protocols  # noqa: E402  (in, reversed, as_subclass, grad_dtype...)
 _tensor_protocols.install(Tensor)
+from . import _tensor_compat  # noqa: E402  (other layouts' and old code's methods)
+_tensor_compat.install(Tensor)
 
 # Python operators: (dunder, op in dyngrad.ops, how the operands are passed).
 # "reflected" swaps them (``2 - x`` is ``sub(2, x)``); ``__iadd__`` names the in-place ``add_``.

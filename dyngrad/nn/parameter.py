@@ -27,12 +27,16 @@ def _make_subclass(cls, data: Tensor, requires_grad: bool) -> Tensor:
     if requires_grad and data._data.dtype.kind not in "fcV":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
+    if requires_grad and data._is_inference and not _tensor_module._grad_state.inference:
+        raise RuntimeError(_tensor_module._INFERENCE_REQUIRES_GRAD)
     t = _new(cls)
     t._data = data._data
     t._storage = data._storage_obj()
     t._offset = data._offset
     t._requires_grad = bool(requires_grad)
     t._grad_fn = None
+    if data._is_inference:   # (it shares an inference tensor's memory: it is one, as in torch)
+        t._is_inference = True
     return t
 
 

@@ -195,6 +195,17 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
     return self
 
 
+def _move_to(kind):
+    """``Tensor.xpu()``/``ipu()``/``mtia()``: as ``to(kind)``, torch's error for a device this
+    build has no backend for (an int picks the absent accelerator, as ``device(0)``)."""
+    def method(self, device=None, non_blocking=False, memory_format=None):
+        check_to_device(device if device is not None else kind)
+        return self
+    method.__name__ = kind
+    method.__doc__ = f"Move to an {kind.upper()} device: torch's error here, as for cuda()."
+    return method
+
+
 # ---------------------------------------------------------------------------------------------
 # In-place writers
 # ---------------------------------------------------------------------------------------------
@@ -377,7 +388,8 @@ def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_g
 
 
 for _name, _fn in (("to", to), ("type", type_), ("type_as", type_as), ("cpu", cpu),
-                   ("cuda", cuda), ("copy_", copy_), ("fill_", fill_), ("zero_", zero_),
+                   ("cuda", cuda), ("xpu", _move_to("xpu")), ("ipu", _move_to("ipu")),
+                   ("mtia", _move_to("mtia")), ("copy_", copy_), ("fill_", fill_), ("zero_", zero_),
                    ("new_tensor", new_tensor), ("new_zeros", new_zeros),
                    ("new_ones", new_ones), ("new_empty", new_empty), ("new_full", new_full),
                    ("new_empty_strided", new_empty_strided)):

@@ -117,3 +117,67 @@ def test_inference_mode_in_another_thread_leaves_this_one_alone():
     except KeyError:
         pass
     assert _dispatch._fast_off is False   # every block closed: the fast paths serve again
+
+
+def _each(torch, cases):
+    """Run each case, printing its result or its error (the snippet goes on after an error)."""
+    for label, case in cases:
+        try:
+            print(label, case())
+        except Exception as e:  # noqa: BLE001 -- printed, compared against torch's
+            print(label, type(e).__name__, e)
+
+
+def test_requires_grad_on_inference_tensors():
+    # an inference tensor may require grad only inside inference_mode; a copy of one may
+    # (torch's TensorImpl check, for the attribute and the method alike)
+    def ex(torch):
+        with torch.inference_mode():
+            t = torch.ones(2)
+            n = torch.ones(2, dtype=torch.long)
+            inside = torch.ones(2).requires_grad_()
+            print(inside.requires_grad, inside.is_inference())
+
+        def set_attr(value):
+            t.requires_grad = value
+            return t.requires_grad
+        _each(torch, [
+            ("method", lambda: t.requires_grad_()),
+            ("method False", lambda: t.requires_grad_(False).requires_grad),
+            ("attr", lambda: set_attr(True)),
+            ("attr False", lambda: set_attr(False)),
+            ("int", lambda: n.requires_grad_()),          # the dtype's error comes first
+            ("detach", lambda: t.detach().requires_grad_()),
+            ("data", lambda: t.data.requires_grad_()),
+            ("view", lambda: t[:1].requires_grad_()),
+            ("clone", lambda: t.clone().requires_grad_().requires_grad),
+            ("Parameter", lambda: torch.nn.Parameter(t)),
+            ("inside again", lambda: inside.requires_grad_(False).requires_grad),
+        ])
+        with torch.no_grad():
+            _each(torch, [("no_grad", lambda: t.requires_grad_())])
+        with torch.inference_mode(False):
+            _each(torch, [("inference_mode(False)", lambda: t.requires_grad_())])
+        with torch.inference_mode():
+            print(t.requires_grad_().requires_grad)
+    assert_prints_like_torch(ex)
+
+
+def test_aliases_of_inference_tensors_are_inference_tensors():
+    # detach, .data, Parameter and Buffer share an inference tensor's memory: they are
+    # inference tensors too; its views are not views (no view tracking without autograd)
+    def ex(torch):
+        with torch.inference_mode():
+            f = torch.ones(2, 3)
+            g = torch.ones(2, 3, requires_grad=True)
+            p = torch.nn.Parameter(torch.ones(2))
+        for label, r in [("detach", f.detach()), ("data", f.data), ("g.detach", g.detach()),
+                         ("Parameter", torch.nn.Parameter(f, requires_grad=False)),
+                         ("Buffer", torch.nn.Buffer(f)), ("view", f.view(3, 2)), ("t", f.t()),
+                         ("clone", f.clone()), ("g * 1", g * 1)]:
+            print(label, r.is_inference(), r.requires_grad, r._is_view())
+        print(p.is_inference(), p.requires_grad, type(p).__name__)
+        x = torch.ones(2, 3)
+        print(x._is_view(), x.t()._is_view(), x[0]._is_view(), x.detach()._is_view(),
+              x.view(6).view(3, 2)._is_view(), x.data._is_view())
+    assert_prints_like_torch(ex)
