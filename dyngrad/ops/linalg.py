@@ -80,19 +80,13 @@ def _product(xp, fn, a, b):
     # to BLAS, where matmul loops by itself over an inner dim of 1 (an outer product,
     # 64x1 @ 1x64: 4.6 us against 1.4) and is slower at matrix @ vector too
     fb = b.flags
-    if not (fb.c_contiguous or fb.f_contiguous):
-        b = xp.ascontiguousarray(b)
-    elif _few_rows_times_transposed(a, b):
+    if fb.c_contiguous:
+        return xp.dot(a, b)
+    if not fb.f_contiguous:
+        return xp.dot(a, xp.ascontiguousarray(b))
+    if _few_rows_times_transposed(a, b):
         return xp.ascontiguousarray(fn(b.T, a.T).T)
-    if a.shape[0] * b.shape[1] >= _MATMUL_FROM and a.shape[1] > 1:
-        return fn(a, b)   # (a large result: see _MATMUL_FROM)
     return xp.dot(a, b)
-
-
-# np.dot clears its result before BLAS accumulates into it, a pass over the result that
-# matmul does not make; matmul costs ~0.25 us more per call. From 128x128 results on, the pass
-# costs more: 512x256 @ 256x256 in float32, 272 -> 270 us; 256x512 @ 512x784, 808 -> 802 us.
-_MATMUL_FROM = 128 * 128
 
 
 def _few_rows_times_transposed(a, b) -> bool:
