@@ -32,6 +32,7 @@ from .autograd.anomaly_mode import (  # noqa: F401
     is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled,
 )
 from . import cuda  # noqa: F401
+from . import mps, xpu  # noqa: F401,E402  (device modules of backends this build has not)
 from . import accelerator  # noqa: F401,E402  (torch.accelerator: none here)
 from ._streams import Stream, Event  # noqa: F401,E402  (torch.Stream, torch.Event)
 from . import cpu  # noqa: F401,E402  (torch.cpu, for get_device_module)
@@ -95,6 +96,8 @@ from . import compiler  # noqa: E402,F401  (torch.compiler; compile runs eagerly
 from . import futures  # noqa: E402,F401  (torch.futures: Future, collect_all, wait_all)
 from .futures import Future  # noqa: E402,F401  (torch.Future)
 from . import jit  # noqa: E402,F401  (torch.jit as with PYTORCH_JIT=0: annotations off)
+from .jit import _fork as fork, _wait as wait  # noqa: E402,F401  (torch.fork, torch.wait)
+from . import storage  # noqa: E402,F401  (torch.storage: the storage classes)
 from . import library  # noqa: E402,F401  (torch.library: custom ops; torch.ops lookup in ops/)
 from .compiler import compile  # noqa: E402,F401,A001  (torch.compile)
 from . import amp  # noqa: E402,F401  (torch.amp: autocast, GradScaler)

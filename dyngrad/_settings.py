@@ -249,8 +249,8 @@ def get_device_module(device=None):
     """The module for a device type: ``dyngrad.cpu`` for ``"cpu"``, ``dyngrad.cuda`` for
     ``"cuda"``; with no device, that of the accelerator (cuda when it is available) or cpu.
 
-    Differences from torch: device types dyngrad cannot parse ("mps", "xpu"…) raise the
-    device parser's error (torch returns its module for them)."""
+    Differences from torch: device types without a module here (``mtia``, ``hpu``…) raise
+    torch's error for an unregistered module, where torch returns its module for them."""
     import sys
     if isinstance(device, _device):
         name = device.type

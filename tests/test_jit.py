@@ -102,6 +102,8 @@ CASES = {
     "fork runs at once": "[(fut := lib.jit.fork(f, 1)).done(), lib.jit.wait(fut), "
                          "lib.jit.fork(f, x=2).wait()]",
     "fork raises at once": "lib.jit.fork(lambda: 1 / 0)",
+    "torch.fork and torch.wait": "[(fut := lib.fork(f, 3)).done(), lib.wait(fut), "
+                                 "lib.fork(f, x=4).wait()]",
 }
 
 DRIVER = SETUP + textwrap.dedent('''

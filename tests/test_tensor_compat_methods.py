@@ -94,3 +94,10 @@ def test_untyped_storage_prints_its_bytes(values):
     want = torch.tensor(values).untyped_storage()
     assert repr(got) == repr(want)
     assert type(got).__name__ == type(want).__name__ == "UntypedStorage"
+
+
+def test_storage_module():
+    x = dyngrad.ones(2)
+    assert type(x.untyped_storage()) is dyngrad.storage.UntypedStorage is dyngrad.UntypedStorage
+    assert dyngrad.storage.TypedStorage is dyngrad.TypedStorage
+    assert torch.storage.UntypedStorage is torch.UntypedStorage

@@ -246,13 +246,24 @@ def fork(func, *args, **kwargs):
     """Start ``func(*args, **kwargs)`` asynchronously: with TorchScript off it runs at once
     (its exception raised here) and the returned Future is already complete."""
     _deprecated_for_compile("fork")
+    return _fork(func, *args, **kwargs)
+
+
+def wait(future):
+    """The value of a forked call's Future (waiting for it)."""
+    _deprecated_for_compile("wait")
+    return future.wait()
+
+
+def _fork(func, *args, **kwargs):
+    """``torch.fork``: ``jit.fork`` without its deprecation warning (torch's is the C call
+    that ``jit.fork`` wraps)."""
     from ..futures import Future
     fut = Future()
     fut.set_result(func(*args, **kwargs))
     return fut
 
 
-def wait(future):
-    """The value of a forked call's Future (waiting for it)."""
-    _deprecated_for_compile("wait")
+def _wait(future):
+    """``torch.wait``: ``jit.wait`` without its deprecation warning."""
     return future.wait()
