@@ -2,10 +2,12 @@
 
 ``like_torch(fn)`` calls ``fn(torch)`` and ``fn(dyngrad)``: the results must have the same
 dtypes, shapes, strides, values (exactly, or within ``rtol``/``atol``) and grad_fn names, or
-both calls must raise the same exception type with the same message.
+both calls must raise the same exception type with the same message. ``same_outcome(fn)``
+compares any result (tensors described in library-neutral terms) and the warnings given.
 """
 import contextlib
 import re
+import warnings
 
 import numpy as np
 import torch
@@ -95,3 +97,38 @@ def like_torch(fn, rtol=None, atol=0.0):
     if exc is not None:
         raise exc
     same(got, expected, rtol=rtol, atol=atol)
+
+
+def describe(L, r):
+    """A library-neutral description of a result: a tensor's class name, dtype, shape, strides,
+    requires_grad, grad_fn name and values; tuples and lists item by item; types and dtypes by
+    their repr; anything else itself."""
+    if isinstance(r, L.Tensor):
+        grad_fn = None if r.grad_fn is None else type(r.grad_fn).__name__
+        return (type(r).__name__, str(r.dtype), tuple(r.shape), r.stride(), r.requires_grad,
+                grad_fn, r.detach().tolist())
+    if isinstance(r, (tuple, list)):
+        return type(r)(describe(L, x) for x in r)
+    if isinstance(r, (type, L.dtype)):
+        return repr(r)
+    return r
+
+
+def outcome(L, fn):
+    """fn(L)'s description, or its exception's (type, message); and the warnings it gave."""
+    with warnings.catch_warnings(record=True) as w, warn_always(L):
+        warnings.simplefilter("always")
+        try:
+            out = ("ok", describe(L, fn(L)))
+        except Exception as e:   # noqa: BLE001  (compared with torch's)
+            out = (type(e).__name__, torch_part(str(e)))
+    return out, [(m.category.__name__, str(m.message)) for m in w]
+
+
+def same_outcome(fn, warns=True):
+    """fn gives the same result (or exception) on both libraries, and the same warnings."""
+    expected, twarn = outcome(torch, fn)
+    got, dwarn = outcome(dyngrad, fn)
+    assert got == expected
+    if warns:
+        assert dwarn == twarn

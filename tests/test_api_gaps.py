@@ -19,40 +19,7 @@ import torch
 
 import dyngrad
 
-from compare import like_torch, warn_always
-
-
-def _describe(L, r):
-    """A library-neutral description of a result."""
-    if isinstance(r, L.Tensor):
-        grad_fn = None if r.grad_fn is None else type(r.grad_fn).__name__
-        return (type(r).__name__, str(r.dtype), tuple(r.shape), r.requires_grad, grad_fn,
-                r.detach().tolist())
-    if isinstance(r, (tuple, list)):
-        return type(r)(_describe(L, x) for x in r)
-    if isinstance(r, (type, L.dtype)):
-        return repr(r)
-    return r
-
-
-def _run(L, fn):
-    """fn(L)'s description, or its exception's (type, message); and the warnings it gave."""
-    with warnings.catch_warnings(record=True) as w, warn_always(L):
-        warnings.simplefilter("always")
-        try:
-            out = ("ok", _describe(L, fn(L)))
-        except Exception as e:   # noqa: BLE001  (compared with torch's)
-            out = (type(e).__name__, str(e))
-    return out, [(m.category.__name__, str(m.message)) for m in w]
-
-
-def same_outcome(fn, warns=True):
-    """fn gives the same result (or exception) on both libraries, and the same warnings."""
-    expected, twarn = _run(torch, fn)
-    got, dwarn = _run(dyngrad, fn)
-    assert got == expected
-    if warns:
-        assert dwarn == twarn
+from compare import like_torch, same_outcome
 
 
 # -- Tensor.__contains__ ------------------------------------------------------------------------

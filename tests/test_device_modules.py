@@ -6,15 +6,7 @@ import torch
 
 import dyngrad
 
-from compare import torch_part
-
-
-def _outcome(L, fn):
-    try:
-        r = fn(L)
-        return ("ok", dict(r) if type(r).__name__ == "OrderedDict" else r)
-    except BaseException as e:  # noqa: BLE001 -- compared with torch's (AssertionError too)
-        return (type(e).__name__, torch_part(str(e)))
+from compare import same_outcome
 
 
 def _with(ctx):
@@ -88,7 +80,7 @@ CALLS = {
 
 @pytest.mark.parametrize("call", sorted(CALLS))
 def test_like_torch(call):
-    assert _outcome(dyngrad, CALLS[call]) == _outcome(torch, CALLS[call])
+    same_outcome(CALLS[call])
 
 
 def test_device_selection_falls_back_to_the_cpu():

@@ -3,35 +3,12 @@ on a strided CPU tensor, each against live torch: ``_is_view``, ``const_data_ptr
 ``to_dense``, ``dense_dim``/``sparse_dim``, ``volatile``, ``reinforce``,
 ``_is_zerotensor``, ``_is_all_true``/``_is_any_true``, ``_make_subclass``, ``_fix_weakref``,
 the sparse-only accessors' errors, ``xpu``/``ipu``/``mtia`` and the untyped storage's repr."""
-import warnings
-
 import pytest
 import torch
 
 import dyngrad
 
-from compare import torch_part, warn_always
-
-
-def _describe(L, r):
-    if isinstance(r, tuple):
-        return tuple(_describe(L, x) for x in r)
-    if isinstance(r, L.Tensor):
-        grad_fn = None if r.grad_fn is None else type(r.grad_fn).__name__
-        return ("tensor", str(r.dtype), r.stride(), r.requires_grad, grad_fn,
-                r.detach().tolist())
-    return r
-
-
-def _outcome(L, fn):
-    """What fn(L) gives, in library-neutral terms, or its exception; and the warnings."""
-    with warnings.catch_warnings(record=True) as caught, warn_always(L):
-        warnings.simplefilter("always")
-        try:
-            out = ("ok", _describe(L, fn(L)))
-        except Exception as e:  # noqa: BLE001 -- compared with torch's
-            out = (type(e).__name__, torch_part(str(e)))
-    return out, [(w.category.__name__, str(w.message)) for w in caught]
+from compare import same_outcome
 
 
 def _x(L):
@@ -78,7 +55,7 @@ CASES = {
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_like_torch(case):
-    assert _outcome(dyngrad, CASES[case]) == _outcome(torch, CASES[case])
+    same_outcome(CASES[case])
 
 
 def test_make_subclass_shares_memory_and_version():
