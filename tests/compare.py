@@ -109,6 +109,8 @@ def describe(L, r):
                 grad_fn, r.detach().tolist())
     if isinstance(r, (tuple, list)):
         return type(r)(describe(L, x) for x in r)
+    if isinstance(r, dict):
+        return {k: describe(L, v) for k, v in r.items()}
     if isinstance(r, (type, L.dtype)):
         return repr(r)
     return r

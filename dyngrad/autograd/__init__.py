@@ -5,6 +5,9 @@ Both entry points check their arguments as torch does, then hand the work to the
 """
 from __future__ import annotations
 
+import warnings
+from collections.abc import Mapping
+
 from . import graph  # noqa: F401
 from .grad_mode import (  # noqa: F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
@@ -57,11 +60,22 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def _as_inputs(x):
-    """``inputs=`` as a tuple of tensors and GradientEdges (an edge alone is one input)."""
-    if isinstance(x, graph.GradientEdge):
+def _as_inputs(x, caller: str):
+    """``inputs=`` as a tuple of tensors and GradientEdges, in torch's forms: one tensor or
+    edge, a dict of them (its values; ``grad`` returns a dict with its keys) or any other
+    iterable. Another kind of Mapping is refused, as torch does."""
+    if isinstance(x, (graph.GradientEdge, _tensor_cls())):
         return (x,)
-    return _as_tuple(x)
+    if type(x) is dict:
+        inputs = tuple(x.values())
+    elif isinstance(x, Mapping):
+        raise TypeError(f"`inputs` argument to `{caller}()` must be a dict, not "
+                        f"{type(x).__name__}. Other Mapping types are not supported.")
+    else:
+        inputs = tuple(x)
+    if not inputs:
+        raise RuntimeError(f"`inputs` argument to `{caller}()` cannot be empty.")
+    return inputs
 
 
 def _make_grads(outputs, grads, is_grads_batched=False):
@@ -157,9 +171,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     """
     tensors = _as_tuple(tensors)
     if inputs is not None:
-        inputs = _as_inputs(inputs)
-        if len(inputs) == 0:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        inputs = _as_inputs(inputs, "backward")
     grad_tensors = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
     if len(grad_tensors) != len(tensors):
         raise RuntimeError(f"got {len(grad_tensors)} tensors and {len(tensors)} gradients")
@@ -185,7 +197,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
-    inputs_t = _as_inputs(inputs)
+    inputs_t = _as_inputs(inputs, "grad")
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to "
+                      "True). To accumulate gradient for other parts of the graph, please use "
+                      "torch.autograd.backward.", FutureWarning, stacklevel=2)
     for i, t in enumerate(inputs_t):
         if isinstance(t, graph.GradientEdge):
             if materialize_grads:
@@ -211,4 +227,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads:
         zeros_like = _ops_creation().zeros_like
         result = [zeros_like(t) if g is None else g for t, g in zip(inputs_t, result)]
+    if type(inputs) is dict:   # (a dict of inputs: their gradients under the same keys)
+        return dict(zip(inputs.keys(), result))
     return tuple(result)

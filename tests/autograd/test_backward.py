@@ -5,7 +5,7 @@ import torch
 
 import dyngrad
 
-from compare import warn_always
+from compare import same_outcome, warn_always
 
 from .helpers import assert_prints_like_torch
 
@@ -495,3 +495,36 @@ def test_implicit_gradient_of_a_complex_scalar_is_refused_like_torch():
     def ex(lib):
         (lib.tensor([1 + 1j], requires_grad=True) * 2).sum().backward()
     assert_prints_like_torch(ex)
+
+
+def _leaves(L):
+    w = L.tensor([1.0, 2.0], requires_grad=True)
+    b = L.tensor(3.0, requires_grad=True)
+    return w, b, (w * w).sum() + 2 * b
+
+
+INPUTS = {   # torch 2.13's forms of ``inputs=``: a dict of tensors, and what it refuses
+    "grad dict": lambda L: (lambda w, b, y: L.autograd.grad(y, {"w": w, "b": b}))(*_leaves(L)),
+    "grad dict keys kept": lambda L: list((lambda w, b, y: L.autograd.grad(
+        y, {"b": b, "w": w}))(*_leaves(L))),
+    "grad OrderedDict": lambda L: (lambda w, b, y: L.autograd.grad(
+        y, __import__("collections").OrderedDict(w=w)))(*_leaves(L)),
+    "grad mappingproxy": lambda L: (lambda w, b, y: L.autograd.grad(
+        y, __import__("types").MappingProxyType({"w": w})))(*_leaves(L)),
+    "grad empty list": lambda L: (lambda w, b, y: L.autograd.grad(y, []))(*_leaves(L)),
+    "grad empty dict": lambda L: (lambda w, b, y: L.autograd.grad(y, {}))(*_leaves(L)),
+    "grad only_inputs=False": lambda L: (lambda w, b, y: L.autograd.grad(
+        y, w, only_inputs=False))(*_leaves(L)),
+    "backward dict": lambda L: (lambda w, b, y: (y.backward(inputs={"w": w}), w.grad,
+                                                 b.grad))(*_leaves(L)),
+    "backward OrderedDict": lambda L: (lambda w, b, y: y.backward(
+        inputs=__import__("collections").OrderedDict(w=w)))(*_leaves(L)),
+    "backward empty dict": lambda L: (lambda w, b, y: y.backward(inputs={}))(*_leaves(L)),
+    "autograd.backward dict": lambda L: (lambda w, b, y: (L.autograd.backward(
+        y, inputs={"b": b}), w.grad, b.grad))(*_leaves(L)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INPUTS))
+def test_inputs_forms(case):
+    same_outcome(INPUTS[case])
