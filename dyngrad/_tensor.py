@@ -203,6 +203,8 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self._is_inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         st = self._storage
         return 0 if st is None else st.version
 

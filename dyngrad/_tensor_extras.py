@@ -26,7 +26,7 @@ from ._utils import contiguous_strides
 from .autograd.forward_ad import AUTO_LINEAR
 from .autograd.function import Function
 from .backends import numpy_backend as _npb
-from .ops import _registry
+from .ops import _dispatch, _registry
 from .ops._record import _record
 from .ops._registry import FUNCTIONS, METHODS, defop
 from .autograd import grad_mode as _gm
@@ -136,12 +136,13 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     from ._tensor import Tensor
     from .backends import numpy_backend as npb
     from .ops import shape_select
+    _dispatch.check_inference_inplace(self)
     if self._requires_grad and self.grad_fn is None and _gm.is_grad_enabled():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
     if isinstance(source, TypedStorage):
         source = source.untyped()
-    version = self._version + 1
+    version = (0 if self._storage is None else self._storage.version) + 1   # (inference too)
     if source is None:
         st, shape, strides, offset = Storage(npb.xp.empty(0, self._data.dtype), self.device), \
             (0,), (1,), 0

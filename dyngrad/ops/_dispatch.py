@@ -256,8 +256,8 @@ def _run_view(spec, args, kwargs):
             _record_one(spec, self, args[1:], kwargs, outs[0])
         else:
             _record(spec, (self,), args[1:], kwargs, outs)
-    elif _grad_state.inference or getattr(self, "_is_inference", False):
-        for t in outs:
+    elif self._is_inference:   # (a view of a normal tensor, even in inference mode, is normal:
+        for t in outs:            # its creation meta says where it was made, as in torch)
             t._is_inference = True
     if _fw_state.active:   # a view of a dual tensor: that view of its tangent
         _fwad.propagate(spec, (self,), args[1:], kwargs, outs)
@@ -1007,14 +1007,20 @@ def _check_inplace_target(target, inputs, res_dt):
                            f"type {target.dtype._legacy}")
 
 
-def _check_inplace_autograd(spec, target, inputs) -> None:
-    """torch's checks before an in-place op runs: inference tensors, views that may not change
-    (autograd/views.py), leaves that require grad."""
-    if not _grad_state.inference and target._is_inference:
+def check_inference_inplace(target) -> None:
+    """torch's refusal of an in-place update (values or geometry) to an inference tensor
+    outside inference_mode."""
+    if target._is_inference and not _grad_state.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
                            "allowed.You can make a clone to get a normal tensor before doing "
                            "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
                            "details.")
+
+
+def _check_inplace_autograd(spec, target, inputs) -> None:
+    """torch's checks before an in-place op runs: inference tensors, views that may not change
+    (autograd/views.py), leaves that require grad."""
+    check_inference_inplace(target)
     if _before_inplace_write is not None:   # Note [Mutating saved tensors] in autograd/graph.py
         _before_inplace_write(target)
     if not _grad_state.grad_enabled or not _requires_grad(inputs):

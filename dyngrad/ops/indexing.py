@@ -38,6 +38,7 @@ from .._promotion import Promote
 from .._utils import broadcast_shapes, canonical_dim, contiguous_strides, shape_str
 from ..autograd import grad_mode as _gm
 from ..backends import numpy_backend as _npb
+from . import _dispatch
 from . import _geometry as G
 from . import shape as S
 from ._registry import FUNCTIONS, METHODS, defop
@@ -476,6 +477,7 @@ def index_put_(self, indices, values, accumulate: bool = False):
     if not isinstance(values, Tensor):
         raise TypeError("index_put_(): argument 'values' (position 2) must be Tensor, not "
                         f"{type(values).__name__}")
+    _dispatch.check_inference_inplace(self)
     if _gm._state.grad_enabled and (self._requires_grad or values._requires_grad) or (
             _fw_state.active and (self._fw_grad is not None or values._fw_grad is not None)):
         # recorded as IndexPutBackward0 on self (see _write_inplace in the registry)
@@ -711,6 +713,7 @@ def setitem(self, index, value) -> None:
     ``x`` itself is ``index_put_`` on ``x`` (IndexPutBackward0).
     """
     v = _value_tensor(self, value)
+    _dispatch.check_inference_inplace(self)
     if index is False:
         return
     indices = None

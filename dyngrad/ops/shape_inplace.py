@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..backends import numpy_backend as _npb
 from ._geometry import memory_format_strides, storage_extent
+from ._dispatch import check_inference_inplace
 from ._record import _record
 from ._registry import METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, restride_tangent
@@ -24,6 +25,7 @@ def _restride_(self, spec, *args):
     or a view of one, cannot change in place (torch's check_inplace errors).
     """
     from ..autograd import grad_mode
+    check_inference_inplace(self)
     node = None
     if self._requires_grad and grad_mode._state.grad_enabled:
         if self._base is not None:
@@ -111,6 +113,7 @@ def resize_(self, *sizes, memory_format=None):
     Differences from torch: when the storage grows, the other tensors sharing it keep seeing
     the old memory (torch moves them all to the new allocation).
     """
+    check_inference_inplace(self)
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     shape = _int_tuple("resize_", "size", sizes)

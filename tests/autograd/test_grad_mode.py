@@ -181,3 +181,52 @@ def test_aliases_of_inference_tensors_are_inference_tensors():
         print(x._is_view(), x.t()._is_view(), x[0]._is_view(), x.detach()._is_view(),
               x.view(6).view(3, 2)._is_view(), x.data._is_view())
     assert_prints_like_torch(ex)
+
+
+def test_views_made_in_inference_mode():
+    # a view of a normal tensor made in inference mode is a normal tensor (its creation meta
+    # remembers the mode); a view of an inference tensor is an inference tensor
+    def ex(torch):
+        m = torch.ones(3, 4)
+        r = torch.ones(2, requires_grad=True)
+        with torch.inference_mode():
+            views = [m[0], m.view(12), m.t(), m.unbind(0)[0], m[:1].expand(2, 4), m.diagonal()]
+            rv = r.view(2)
+            made = torch.ones(2)
+            mv = made.view(2)
+        print([(v.is_inference(), v._is_view(), v._version) for v in views])
+        print(mv.is_inference(), rv.is_inference(), rv.requires_grad, rv._is_view())
+        views[0].add_(1)                      # allowed: its base needs no gradient
+        print(m[0], m._version)
+        _each(torch, [("rv.mul_", lambda: rv.mul_(2)), ("mv.add_", lambda: mv.add_(1)),
+                      ("made._version", lambda: made._version)])
+    assert_prints_like_torch(ex)
+
+
+def test_inplace_updates_of_inference_tensors():
+    # every in-place update, of the values or of the geometry, is refused outside
+    # inference_mode and allowed inside it
+    def fresh(torch):
+        with torch.inference_mode():
+            return torch.ones(2, 3)
+
+    updates = {
+        "add_": lambda torch, t: t.add_(1), "copy_": lambda torch, t: t.copy_(torch.zeros(2, 3)),
+        "setitem": lambda torch, t: (t.__setitem__(0, 5.0), t)[1],
+        "resize_": lambda torch, t: t.resize_(3),
+        "resize_as_": lambda torch, t: t.resize_as_(torch.ones(3)),
+        "set_": lambda torch, t: t.set_(torch.ones(2)), "set_()": lambda torch, t: t.set_(),
+        "t_": lambda torch, t: t.t_(), "unsqueeze_": lambda torch, t: t.unsqueeze_(0),
+        "squeeze_": lambda torch, t: t.squeeze_(), "as_strided_":
+            lambda torch, t: t.as_strided_((2,), (1,)),
+        "index_put_": lambda torch, t: t.index_put_((torch.tensor([0]),), torch.tensor(1.0)),
+        "masked_fill_": lambda torch, t: t.masked_fill_(t > 0, 0.0),
+    }
+
+    def ex(torch):
+        _each(torch, [(name, lambda u=u: u(torch, fresh(torch)).shape)
+                      for name, u in updates.items()])
+        with torch.inference_mode():
+            _each(torch, [(name + " inside", lambda u=u: u(torch, fresh(torch)).shape)
+                          for name, u in updates.items()])
+    assert_prints_like_torch(ex)
