@@ -249,6 +249,9 @@ class Tensor:
         v._offset = offset
         v._requires_grad = False
         v._grad_fn = None
+        if self._is_inference:   # torch tracks no views of an inference tensor: its views are
+            v._is_inference = True   # inference tensors of their own, with no _base
+            return v
         base = self._base
         if base is None:
             base = self
@@ -471,9 +474,8 @@ class Tensor:
         return t
 
     def _is_view(self) -> bool:
-        """Whether this tensor is a view of another (``_base``). torch tracks no views of
-        inference tensors: theirs are not views, though dyngrad keeps their ``_base``."""
-        return self._base is not None and not self._is_inference
+        """Whether this tensor is a view of another (its ``_base``)."""
+        return self._base is not None
 
     @data.setter
     def data(self, value: "Tensor") -> None:

@@ -256,9 +256,6 @@ def _run_view(spec, args, kwargs):
             _record_one(spec, self, args[1:], kwargs, outs[0])
         else:
             _record(spec, (self,), args[1:], kwargs, outs)
-    elif self._is_inference:   # (a view of a normal tensor, even in inference mode, is normal:
-        for t in outs:            # its creation meta says where it was made, as in torch)
-            t._is_inference = True
     if _fw_state.active:   # a view of a dual tensor: that view of its tangent
         _fwad.propagate(spec, (self,), args[1:], kwargs, outs)
     return outs if type(result) is list else outs[0]
@@ -287,8 +284,6 @@ def fast_view(spec, self, rest):
         out._view_creation = _views.NO_GRAD_MODE
         if self._requires_grad:
             out._requires_grad = out._rg_inherited = True
-    if self._is_inference:
-        out._is_inference = True
     return out
 
 

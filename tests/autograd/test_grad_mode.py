@@ -165,7 +165,7 @@ def test_requires_grad_on_inference_tensors():
 
 def test_aliases_of_inference_tensors_are_inference_tensors():
     # detach, .data, Parameter and Buffer share an inference tensor's memory: they are
-    # inference tensors too; its views are not views (no view tracking without autograd)
+    # inference tensors too; its views are not views (no _base: torch tracks none)
     def ex(torch):
         with torch.inference_mode():
             f = torch.ones(2, 3)
@@ -175,7 +175,7 @@ def test_aliases_of_inference_tensors_are_inference_tensors():
                          ("Parameter", torch.nn.Parameter(f, requires_grad=False)),
                          ("Buffer", torch.nn.Buffer(f)), ("view", f.view(3, 2)), ("t", f.t()),
                          ("clone", f.clone()), ("g * 1", g * 1)]:
-            print(label, r.is_inference(), r.requires_grad, r._is_view())
+            print(label, r.is_inference(), r.requires_grad, r._is_view(), r._base is None)
         print(p.is_inference(), p.requires_grad, type(p).__name__)
         x = torch.ones(2, 3)
         print(x._is_view(), x.t()._is_view(), x[0]._is_view(), x.detach()._is_view(),
