@@ -101,8 +101,8 @@ def like_torch(fn, rtol=None, atol=0.0):
 
 def describe(L, r):
     """A library-neutral description of a result: a tensor's class name, dtype, shape, strides,
-    requires_grad, grad_fn name and values; tuples and lists item by item; types and dtypes by
-    their repr; anything else itself."""
+    requires_grad, grad_fn name and values; tuples, lists and dicts item by item; types and
+    dtypes by their repr; anything else itself."""
     if isinstance(r, L.Tensor):
         grad_fn = None if r.grad_fn is None else type(r.grad_fn).__name__
         return (type(r).__name__, str(r.dtype), tuple(r.shape), r.stride(), r.requires_grad,
