@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import collections
 
+from ._device import device as _device_type
+
 _NOT_COMPILED = "Torch not compiled with XPU enabled"
 _NO_PYZES = "pyzes is required; install it with 'pip install pyzes'."
 
@@ -106,11 +108,26 @@ class Event(_Dummy):
     pass
 
 
+def _device_index(value):
+    """torch.xpu's ``_get_device_index(value, optional=True)`` in a build without XPU: an xpu
+    device's index (None when it has none), an int as it is, None for anything else (there is
+    no current device to fall back on); another device type is refused."""
+    if isinstance(value, str):
+        value = _device_type(value)
+    if isinstance(value, _device_type):
+        if value.type != "xpu":
+            raise ValueError(f"Expected a xpu device, but got: {value}")
+        return value.index
+    if isinstance(value, device):   # (the context manager below)
+        return value.idx
+    return value if isinstance(value, int) else None
+
+
 class device:
     """Context manager that makes an XPU device the current one: entering it raises here."""
 
     def __init__(self, device) -> None:
-        self.idx = device
+        self.idx = _device_index(device)
         self.prev_idx = -1
 
     def __enter__(self):

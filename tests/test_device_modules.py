@@ -59,6 +59,11 @@ CALLS = {
     "xpu.device": lambda L: _with(L.xpu.device(0)),
     "xpu.device_none": lambda L: _with(L.xpu.device(None)),
     "xpu.device_of": lambda L: _with(L.xpu.device_of(L.ones(1))),
+    "xpu.device indices": lambda L: [L.xpu.device(d).idx for d in (
+        None, "xpu", "xpu:3", L.device("xpu", 3), -1, 1.5, L.xpu.device(5))],
+    "xpu.device cpu": lambda L: L.xpu.device("cpu"),
+    "xpu.device cuda": lambda L: L.xpu.device(L.device("cuda")),
+    "xpu.device bad string": lambda L: L.xpu.device("abc"),
     "xpu.utilization": lambda L: L.xpu.utilization(),
     "mps.is_available": lambda L: L.mps.is_available(),
     "mps.device_count": lambda L: L.mps.device_count(),
