@@ -62,6 +62,15 @@ def canonical_dims(dims, ndim: int) -> tuple:
     return out
 
 
+def value_error(message: str) -> ValueError:
+    """The ValueError of one of torch's TORCH_CHECK_VALUE checks, raised by a kernel: marked, so
+    that the dispatcher passes it on as it is (it turns NumPy's own ValueErrors, which torch
+    would give as RuntimeErrors, into those)."""
+    error = ValueError(message)
+    error.torch_check = True
+    return error
+
+
 def broadcast_error(shapes) -> RuntimeError:
     """The RuntimeError torch's infer_size raises for shapes that do not broadcast."""
     a, b = shapes[0], shapes[1]

@@ -116,6 +116,14 @@ def test_errors_match_torch():
         lambda lib: lib.nn.functional.triplet_margin_loss(lib.ones(3), lib.ones(3),
                                                           lib.ones(3), margin=0.0),
     ]
+    # nll_loss beyond two dimensions: nll_loss2d's checks, and the N-d reshape's
+    nll = [((2, 3, 4), (2, 5), None), ((2, 3, 4), (2, 4, 1), None), ((2, 3, 4, 5), (2, 4), None),
+           ((2, 3, 4, 5), (2, 4, 6), None), ((2, 3, 4, 5), (2, 4, 6, 1), None),
+           ((2, 3, 4, 5, 6), (2, 4, 6), None), ((2, 3, 4, 5), (2, 4, 5), 2),
+           ((2, 3), (2,), 2)]
+    cases += [lambda lib, x=x, t=t, w=w: lib.nn.functional.nll_loss(
+        lib.ones(x), lib.zeros(t, dtype=lib.long), None if w is None else lib.ones(w))
+        for x, t, w in nll]
     for case in cases:
         errors = []
         for lib in (dyngrad, torch):

@@ -12,6 +12,7 @@ import torch
 
 import dyngrad
 from ops._grad_support import assert_grads_close
+from compare import same_outcome
 from ops.test_forward import assert_same_error, assert_same_tensor, call
 
 RNG = np.random.default_rng(7)
@@ -272,3 +273,21 @@ def test_rms_norm_like_torch(dtype, weighted, layout):
     tol = 2e-3 if dtype == "float16" else 1e-5
     np.testing.assert_allclose(y1, y0, rtol=tol, atol=tol)
     np.testing.assert_allclose(gx1, gx0, rtol=tol, atol=tol)
+
+
+_BN_SIZES = [(3, 4, 4, 4), (None, 3, 4, 4), (None, 4, 3, 4), (4, 4, 4, 3), (4, None, 3, 4),
+             (None, 4, None, None), (4, None, 4, 4), (None, None, 4, 3)]
+
+
+# (no running statistics in evaluation mode is left out: torch's native op crashes on it)
+@pytest.mark.parametrize("sizes, training", [(s, t) for s in _BN_SIZES for t in (True, False)]
+                         + [((None, None, None, None), True)])
+def test_batch_norm_argument_checks(sizes, training):
+    """Parameter sizes are checked in torch's order (running statistics, which evaluation mode
+    requires, then weight and bias), and training with one running statistic is a ValueError
+    from the native op."""
+    def run(lib):
+        x = lib.ones(2, 4, 2, 2)
+        rm, rv, w, b = (None if n is None else lib.ones(n) for n in sizes)
+        return F(lib).batch_norm(x, rm, rv, w, b, training)
+    same_outcome(run)

@@ -441,10 +441,10 @@ class OpNode(Node):
         kept in its place so that hooks registered on it stay (Note [Saved inputs without a
         box])."""
         saved = self._saved
-        if saved is None:
-            from .saved import FREED_MESSAGE
-            raise RuntimeError(FREED_MESSAGE)
         i = self.spec.saves.index(key)
+        if saved is None:   # freed by a backward: a box that says so when it is used
+            from .saved import FreedSavedTensor
+            return object.__new__(FreedSavedTensor)
         entry = saved[i]
         box = boxed(entry)
         if box is not entry:

@@ -165,8 +165,10 @@ class SavedTensor:
         self.data = rec
         self.version = None
 
-    def register_hooks(self, pack_hook, unpack_hook) -> None:
-        """Pack this saved tensor now with `pack_hook` (``_raw_saved_self.register_hooks``)."""
+    def register_hooks(self, *args, **kwargs) -> None:
+        """``register_hooks(pack_hook, unpack_hook)``: pack this saved tensor now with
+        `pack_hook` (``_raw_saved_self.register_hooks``)."""
+        pack_hook, unpack_hook = _hooks_arguments(self, args, kwargs)
         if self.version is None:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
                                "been set. Hint: only one pair of hooks is allowed at a time.")
@@ -208,6 +210,43 @@ def _input_box(tensor, version) -> SavedTensor:
     box.tensor = tensor
     box.version = version
     return box
+
+
+class FreedSavedTensor(SavedTensor):
+    """What ``node._raw_saved_<name>`` gives once a backward has freed the node's saved values:
+    torch still hands out a SavedTensor then, and using it raises."""
+
+    __slots__ = ()
+
+    def unpack(self, node):
+        raise RuntimeError(FREED_MESSAGE)
+
+    _unpack_saved = unpack
+
+    def register_hooks(self, *args, **kwargs) -> None:
+        _hooks_arguments(self, args, kwargs)
+        raise RuntimeError(
+            "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+            "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+            "retain_graph=True if you need to backward through the graph a second time or if "
+            "you need to access saved variables after calling backward.")
+
+
+FreedSavedTensor.__name__ = FreedSavedTensor.__qualname__ = "SavedTensor"   # (as torch's repr)
+
+
+def _hooks_arguments(box, args, kwargs):
+    """register_hooks' two callables, or the TypeError torch's binding raises for anything
+    else (two positional callables, no keywords)."""
+    if len(args) == 2 and not kwargs and callable(args[0]) and callable(args[1]):
+        return args
+    invoked = ", ".join(repr(a) for a in (box,) + args)
+    if kwargs:
+        invoked += "; kwargs: " + ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+    raise TypeError(
+        "register_hooks(): incompatible function arguments. The following argument types are "
+        "supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: collections.abc.Callable,"
+        " arg1: collections.abc.Callable) -> None\n\nInvoked with: " + invoked)
 
 
 def boxed(entry):

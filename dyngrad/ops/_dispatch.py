@@ -1140,7 +1140,10 @@ def _write_out(spec, out, result):
 
 
 def _translate_value_error(spec, inputs, e):
-    """NumPy's broadcasting ValueError -> torch's RuntimeError text."""
+    """NumPy's broadcasting ValueError -> torch's RuntimeError text; a kernel's own check
+    (``_utils.value_error``) stays a ValueError."""
+    if getattr(e, "torch_check", False):
+        return e
     msg = str(e)
     if "broadcast" in msg:
         shapes = [tuple(a._data.shape) for a in inputs if isinstance(a, _Tensor)]

@@ -36,6 +36,8 @@ def _check_nll(xp, self, target, weight, kernel):
             from .._dtypes import from_np
             raise RuntimeError(f"expected scalar type {from_np(self.dtype)._legacy} but found "
                                f"{from_np(weight.dtype)._legacy}")
+        if weight.size != n_classes and self.ndim == 4:   # (nll_loss2d's words)
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
         if weight.size != n_classes:
             raise RuntimeError(f"weight tensor should be defined either for all {n_classes} "
                                f"classes or no classes but got weight tensor of shape: "
@@ -175,8 +177,13 @@ nll_loss_op.jvp(FROM_BACKWARD)
        differentiable=("self",), non_differentiable=("weight",),
        autograd_name="nll_loss2d_forward")
 def nll_loss2d_op(xp, self, target, weight=None, reduction=MEAN, ignore_index=-100):
-    if target.ndim != 3 or self.ndim != 4 or self.shape[0] != target.shape[0] \
-            or self.shape[2:] != target.shape[1:]:
+    if target.ndim != 3:
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target.ndim}")
+    if self.ndim != 4:
+        raise RuntimeError("only batches of spatial inputs supported (4D tensors), but got "
+                           f"input of dimension: {self.ndim}")
+    if self.shape[0] != target.shape[0] or self.shape[2:] != target.shape[1:]:
         raise RuntimeError(f"size mismatch (got input: {list(self.shape)} , target: "
                            f"{list(target.shape)}")
     return _nll_forward(xp, self, target, weight, reduction, ignore_index,
@@ -202,7 +209,7 @@ def nll_loss_nd(input, target, weight=None, reduction=MEAN, ignore_index=-100):
     n, c = input.shape[0], input.shape[1]
     out_size = (n,) + tuple(input.shape[2:])
     if tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise ValueError(f"Expected target size {list(out_size)}, got {list(target.shape)}")
+        raise RuntimeError(f"Expected target size {list(out_size)}, got {list(target.shape)}")
     input, target = input.contiguous(), target.contiguous()
     if input.numel() > 0:
         input = input.view(n, c, 1, input.numel() // (n * c))

@@ -23,7 +23,7 @@ import math
 from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
 from .._promotion import Promote
-from .._utils import shape_str
+from .._utils import shape_str, value_error
 from ..autograd.grad_mode import no_grad
 from ._geometry import memory_format_strides
 from ._registry import FUNCTIONS, defop
@@ -69,6 +69,9 @@ def native_batch_norm(xp, input, weight=None, bias=None, running_mean=None, runn
                       training=False, momentum=0.1, eps=1e-5):
     """Batch norm over every axis but 1; in training also updates the running statistics in
     place (no version bump, as torch): unbiased variance for ``running_var``."""
+    if (running_mean is None) != (running_var is None):
+        raise value_error("running_mean and running_var must either both be None or neither "
+                          "be None")
     dt = input.dtype
     layout = _suggested_strides(input)
     input = _float_input(xp, input, "batch_norm")
@@ -149,12 +152,16 @@ native_batch_norm.jvp(FROM_BACKWARD)
 
 def batch_norm(input, weight=None, bias=None, running_mean=None, running_var=None,
                training=False, momentum=0.1, eps=1e-5, cudnn_enabled=True):
-    """torch.batch_norm: checks the parameter sizes, then ``native_batch_norm``."""
+    """torch.batch_norm: checks the parameter sizes in torch's order (the running statistics,
+    which evaluation needs, then the affine parameters), then ``native_batch_norm``."""
     c = input.shape[1] if input.dim() > 1 else 1
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
-                    ("running_var", running_var)):
-        if t is not None and t.numel() != c:
-            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None:
+            if t.numel() != c:
+                raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+        elif not training and name.startswith("running"):
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
     return native_batch_norm(input, weight, bias, running_mean, running_var, training,
                              momentum, eps)[0]
 

@@ -316,6 +316,40 @@ def test_raw_saved_register_hooks_on_an_input():
     np.testing.assert_allclose(got[2], want[2], rtol=1e-6)
 
 
+def test_raw_saved_after_backward():
+    """Once a backward has freed them, _raw_saved_* still gives a SavedTensor; registering
+    hooks on it raises torch's message, _saved_* the second-backward one."""
+    def run(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        b, c = x.exp(), x * x
+        (b.sum() + c.sum()).backward()
+        raws = b.grad_fn._raw_saved_result, c.grad_fn._raw_saved_self
+        return ([type(r).__name__ for r in raws],
+                [_error(lambda r=r: r.register_hooks(lambda t: t, lambda t: t)) for r in raws],
+                _error(lambda: b.grad_fn._saved_result))
+    want, got = on_both(run)
+    assert got == want
+
+
+@pytest.mark.parametrize("freed", [False, True])
+@pytest.mark.parametrize("args, kwargs", [((len,), {}), ((1, 2), {}), ((len, len, 3), {}),
+                                          ((), {"pack_hook": len, "unpack_hook": len}),
+                                          ((len,), {"unpack_hook": len})])
+def test_register_hooks_arguments(args, kwargs, freed):
+    """register_hooks takes two positional callables: anything else is torch's binding error
+    (the saved tensor's own repr aside), checked before whether it was freed."""
+    def run(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = x.exp()
+        if freed:
+            b.sum().backward()
+        raw = b.grad_fn._raw_saved_result
+        kind, message = _error(lambda: raw.register_hooks(*args, **kwargs))
+        return kind, message.replace(repr(raw), "<raw>")
+    want, got = on_both(run)
+    assert got == want
+
+
 @pytest.mark.parametrize("written_before", [False, True])
 def test_saved_input_versions(written_before):
     """A saved input written in place after it was saved fails the backward with torch's
