@@ -17,6 +17,7 @@ from ._tensor import (  # noqa: F401
     Tensor, contiguous_format, channels_last, channels_last_3d, preserve_format, memory_format,
     layout, strided,
 )
+legacy_contiguous_format = contiguous_format   # (torch's old name for it, the same object)
 from ._utils import Size, broadcast_shapes  # noqa: F401
 from ._storage import Storage as UntypedStorage, TypedStorage  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401

@@ -481,6 +481,7 @@ def test_memory_format_class():
             assert pickle.loads(pickle.dumps(f)) is f
         assert not isinstance(L.strided, L.memory_format)
         assert L.memory_format.__name__ == "memory_format"
+        assert L.legacy_contiguous_format is L.contiguous_format
     same_outcome(lambda L: L.memory_format())
     same_outcome(lambda L: L.memory_format("channels_last"))
 

@@ -1,6 +1,8 @@
 """Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict against torch."""
 from collections import OrderedDict
 
+from compare import same_outcome
+
 from .test_module import same_error, same_result
 
 
@@ -146,3 +148,16 @@ def test_parameter_dict():
                 lambda lib: lib.nn.ParameterDict().update(3),
                 lambda lib: lib.nn.ParameterDict().update([(1, 2, 3)])):
         same_error(bad)
+
+
+def test_deprecated_container():
+    """nn.Container: keyword arguments become submodules; torch's FutureWarning where Container
+    is made and where a subclass is defined (not when the subclass is made)."""
+    def scenario(lib):
+        c = lib.nn.Container(a=lib.nn.Linear(2, 3), b=lib.nn.ReLU())
+
+        class Sub(lib.nn.Container):
+            def __init__(self):
+                super().__init__(l=lib.nn.Identity())
+        return _names(c), _names(Sub())
+    same_outcome(scenario)

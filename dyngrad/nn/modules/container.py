@@ -7,6 +7,7 @@ code, and the keys are torch's (``layers.0.weight``).
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections import abc as container_abcs
 from itertools import chain, islice
@@ -16,7 +17,26 @@ from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent, _typename
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+
+
+class Container(Module):
+    """The old base of containers (deprecated, as in torch): a Module whose keyword arguments
+    become its submodules."""
+
+    _DEPRECATED = ("`nn.Container` is deprecated. All of its functionality is now implemented "
+                   "in `nn.Module`. Subclass that instead.")
+
+    def __init_subclass__(cls, **kwargs):   # (torch warns where a subclass is defined...)
+        warnings.warn(Container._DEPRECATED, FutureWarning, stacklevel=2)
+        super().__init_subclass__(**kwargs)
+
+    def __init__(self, **kwargs: Any) -> None:
+        if type(self) is Container:   # (... and where Container itself is made)
+            warnings.warn(Container._DEPRECATED, FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 def _abs_index(idx, size: int) -> int:
