@@ -1,22 +1,13 @@
 """``dyngrad.save`` / ``dyngrad.load``: tensors, state dicts and nested containers to a file.
 
-Note [The dyngrad save format]
-~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-A saved file is an uncompressed zip archive (dyngrad's own format: PyTorch cannot read it and
-``dyngrad.load`` cannot read PyTorch's files; move weights between the two with safetensors,
-``dyngrad/utils/safetensors.py``). It holds::
+Files are PyTorch's (Note [PyTorch's save format] in _torch_format.py): ``torch.load`` reads
+what ``dyngrad.save`` writes, and ``dyngrad.load`` reads what ``torch.save`` writes. Tensors
+keep their dtype, shape, strides, storage offset and the storages they share; autograd history
+is not saved (a tensor comes back as a leaf with its ``requires_grad``, as in torch), and
+``nn.Parameter`` comes back as a Parameter.
 
-    dyngrad/format              the text "dyngrad-save 1" (what to check before reading)
-    dyngrad/data.pkl            the object, pickled (protocol 4) with tensors replaced as below
-    dyngrad/storages/<k>        the raw little-endian bytes of storage k, one file per storage
-
-Each tensor is pickled as a call ``_rebuild_tensor(storage, dtype, offset, shape, stride,
-requires_grad)``; the storage argument is pickled as a *persistent id*
-``("storage", k, numpy dtype string, element count)``, a reference to the file that holds its
-bytes. A storage is written once however many tensors view it, so views keep sharing memory
-after loading, with their dtype, shape, strides and offset, as torch keeps them. Autograd
-history is not saved: a tensor comes back as a leaf with its ``requires_grad`` (torch does the
-same). ``nn.Parameter`` comes back as a Parameter.
+``dyngrad.load`` also reads the format earlier dyngrad versions wrote (Note [dyngrad's old save
+format]).
 
 Note [Loading safely: weights_only]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -47,11 +38,16 @@ from ._device import device as _device
 from ._storage import Storage
 from ._tensor import Tensor, _new
 from ._utils import Size
+from . import _torch_format
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "DEFAULT_PROTOCOL"]
 
-DEFAULT_PROTOCOL = 4
+DEFAULT_PROTOCOL = 2   # (torch.save's)
+# Note [dyngrad's old save format]: before it wrote PyTorch's, dyngrad.save wrote a zip of its
+# own: "dyngrad/format" (the text below), "dyngrad/data.pkl" (the object, with each tensor a
+# call of _rebuild_tensor and each storage a persistent id ("storage", k, NumPy dtype string,
+# element count)) and "dyngrad/storages/<k>" (the bytes). dyngrad.load still reads it.
 _FORMAT_NAME = "dyngrad/format"
 _FORMAT = b"dyngrad-save 1"
 _PICKLE_NAME = "dyngrad/data.pkl"
@@ -121,87 +117,28 @@ def _int_tuple(value) -> bool:
 # ---------------------------------------------------------------------------------------------
 # save
 # ---------------------------------------------------------------------------------------------
-class _Pickler(pickle.Pickler):
-    """Pickles tensors as rebuild calls and storages as references to separate files."""
-
-    def __init__(self, file, protocol):
-        super().__init__(file, protocol, fix_imports=False)   # keep Python 3 module names
-        self.storages: dict[int, tuple[int, Storage]] = {}   # id(storage) -> (key, storage)
-
-    def reducer_override(self, obj):
-        if isinstance(obj, Tensor) and not hasattr(obj, "materialize"):
-            # (lazy modules' placeholders, which hold no data, pickle themselves)
-            args = (obj._storage_obj(), obj.dtype.name, obj._offset, tuple(obj.shape),
-                    obj.stride(), obj._requires_grad)
-            if obj._backward_hooks and not _is_parameter(obj):   # (torch warns: not saved)
-                from .utils.hooks import warn_if_has_hooks
-                warn_if_has_hooks(obj)
-            if type(obj) is Tensor:
-                return _rebuild_tensor, args
-            plain = (_rebuild_tensor, args)
-            if _is_parameter(obj):
-                return _rebuild_parameter, (_Reduced(plain), obj._requires_grad)
-            return _rebuild_tensor_subclass, (type(obj), _Reduced(plain))
-        if isinstance(obj, _Reduced):
-            return obj.reduction
-        return NotImplemented
-
-    def persistent_id(self, obj):
-        if isinstance(obj, Storage):
-            if obj.device != _CPU:
-                raise RuntimeError("dyngrad.save: only CPU storages can be saved")
-            key, _ = self.storages.setdefault(id(obj), (len(self.storages), obj))
-            dt = obj.buffer.dtype
-            return ("storage", key, dt.str if dt.kind != "V" else "bfloat16",
-                    int(obj.buffer.size))
-        return None
-
-
-class _Reduced:
-    """A (callable, args) pair to pickle as is (a tensor nested in a Parameter's reduction)."""
-
-    __slots__ = ("reduction",)
-
-    def __init__(self, reduction):
-        self.reduction = reduction
-
-
-def _is_parameter(t) -> bool:
-    cls = type(t)
-    return cls.__name__ == "Parameter" and cls.__module__.startswith("dyngrad.nn")
-
-
 def save(obj: Any, f, pickle_protocol: int = DEFAULT_PROTOCOL) -> None:
-    """Save ``obj`` (tensors, state dicts, nested containers, numbers, strings…) to ``f``.
+    """Save ``obj`` (tensors, state dicts, nested containers, numbers, strings…) to ``f``, in
+    PyTorch's format (``torch.load`` reads it).
 
     Args:
         obj: what to save.
         f: a path (``str`` or ``os.PathLike``) or a writable binary file object.
-        pickle_protocol (int): the protocol of the pickled part (2 or more; default 4).
+        pickle_protocol (int): the protocol of the pickled part (2 or more; default 2, torch's).
 
     Example::
 
-        >>> dyngrad.save({"w": dyngrad.ones(2, 3), "step": 10}, "ckpt.dg")
-        >>> dyngrad.load("ckpt.dg")
+        >>> dyngrad.save({"w": dyngrad.ones(2, 3), "step": 10}, "ckpt.pt")
+        >>> dyngrad.load("ckpt.pt")
         {'w': tensor([[1., 1., 1.],
                 [1., 1., 1.]]), 'step': 10}
 
-    Differences from torch: dyngrad's own file format (Note [The dyngrad save format]); torch's
-    ``pickle_module`` and ``_use_new_zipfile_serialization`` arguments are not taken.
+    Differences from torch: ``pickle_module`` and ``_use_new_zipfile_serialization`` are not
+    taken (the zip format is the only one written).
     """
     if pickle_protocol < 2:
         raise ValueError("dyngrad.save needs pickle protocol 2 or higher")
-    data = io.BytesIO()
-    pickler = _Pickler(data, pickle_protocol)
-    pickler.dump(obj)
-    with _open_zip(f, "w") as archive:
-        archive.writestr(_FORMAT_NAME, _FORMAT)
-        archive.writestr(_PICKLE_NAME, data.getvalue())
-        for key, storage in pickler.storages.values():
-            buffer = storage.buffer
-            if buffer.dtype.byteorder == ">":           # keep files little-endian
-                buffer = buffer.astype(buffer.dtype.newbyteorder("<"))
-            archive.writestr(f"{_STORAGE_DIR}{key}", np.ascontiguousarray(buffer).tobytes())
+    _torch_format.write(obj, f, pickle_protocol)
 
 
 def _open_zip(f, mode) -> zipfile.ZipFile:
@@ -279,27 +216,41 @@ def _weights_only_error(detail: str) -> pickle.UnpicklingError:
 
 
 class _Unpickler(pickle.Unpickler):
-    """Resolves storage references; with ``weights_only`` also restricts globals
-    (Note [Loading safely: weights_only])."""
+    """Resolves storage references; with ``weights_only`` also restricts globals (Note [Loading
+    safely: weights_only]). In a torch archive, torch's globals are read as dyngrad's
+    (``_torch_format.TORCH_GLOBALS``, and any other ``torch.*`` name as ``dyngrad.*``)."""
 
-    def __init__(self, file, archive, weights_only, map_location):
+    def __init__(self, file, weights_only, persistent_load, torch_names: bool):
         super().__init__(file)
-        self.archive = archive
         self.weights_only = weights_only
-        self.map_location = map_location
-        self.storages: dict[int, Storage] = {}
+        self.persistent_load = persistent_load
+        self.torch_names = torch_names
 
     def find_class(self, module, name):
+        key = (module, name)
+        if self.torch_names and key in _torch_format.TORCH_GLOBALS:
+            return _torch_format.TORCH_GLOBALS[key]
         if not self.weights_only:
+            if self.torch_names and (module == "torch" or module.startswith("torch.")):
+                module = "dyngrad" + module[len("torch"):]
             return super().find_class(module, name)
-        obj = _SAFE_GLOBALS.get((module, name), _user_safe_globals.get((module, name)))
+        obj = _SAFE_GLOBALS.get(key, _user_safe_globals.get(key))
         if obj is None:
             raise _weights_only_error(
                 f"Unsupported global: GLOBAL {module}.{name} is not an allowed global with "
                 "weights_only=True.")
         return obj
 
-    def persistent_load(self, pid):
+
+class _OldFormatStorages:
+    """persistent_load of dyngrad's old format (Note [dyngrad's old save format])."""
+
+    def __init__(self, archive, map_location):
+        self.archive = archive
+        self.map_location = map_location
+        self.storages: dict[int, Storage] = {}
+
+    def __call__(self, pid):
         if not (isinstance(pid, tuple) and len(pid) == 4 and pid[0] == "storage"
                 and type(pid[1]) is int and pid[2] in _STORAGE_DTYPES and type(pid[3]) is int):
             raise pickle.UnpicklingError(f"dyngrad.load: unknown persistent id {pid!r}")
@@ -323,14 +274,26 @@ class _Unpickler(pickle.Unpickler):
         return storage
 
 
-def _map_storage(storage: Storage, map_location) -> Storage:
-    """Apply ``map_location``: only the CPU exists for loaded tensors."""
+def _map_storage(storage: Storage, map_location, location: str = "cpu") -> Storage:
+    """Apply ``map_location`` to a storage saved at `location`: only the CPU exists for loaded
+    tensors."""
     if map_location is None:
+        if not location.startswith("cpu"):
+            _device(location)   # (a bad location string raises torch's error)
+            if location.startswith("cuda"):
+                raise RuntimeError(
+                    "Attempting to deserialize object on a CUDA device but "
+                    "torch.cuda.is_available() is False. If you are running on a CPU-only "
+                    "machine, please use torch.load with map_location=torch.device('cpu') to "
+                    "map your storages to the CPU.")
+            raise RuntimeError(f"dyngrad.load: a storage saved on {location!r}: tensors can "
+                               "only be loaded to the CPU (give map_location='cpu')")
         return storage
     if callable(map_location) and not isinstance(map_location, (str, _device)):
-        mapped = map_location(storage, "cpu")
+        mapped = map_location(storage, location)
         return storage if mapped is None else mapped
-    target = map_location.get("cpu", "cpu") if isinstance(map_location, dict) else map_location
+    target = map_location.get(location, location) if isinstance(map_location, dict) \
+        else map_location
     if isinstance(target, str):
         target = _device(target)
     if target.type != "cpu":
@@ -340,12 +303,13 @@ def _map_storage(storage: Storage, map_location) -> Storage:
 
 
 def load(f, map_location=None, weights_only: bool | None = True, **kwargs) -> Any:
-    """Load an object saved with :func:`save`.
+    """Load an object saved with :func:`save` or ``torch.save``.
 
     Args:
         f: a path or a readable, seekable binary file object.
-        map_location: ``None``, ``'cpu'``, a CPU ``device``, a dict mapping ``'cpu'`` to one of
-            those, or a callable ``(storage, location) -> storage``.
+        map_location: ``None``, ``'cpu'``, a CPU ``device``, a dict mapping saved locations
+            (``'cpu'``, ``'cuda:0'``) to one of those, or a callable ``(storage, location) ->
+            storage``.
         weights_only (bool): unpickle only tensors, containers and primitives (the default; see
             Note [Loading safely: weights_only]); ``False`` unpickles anything, so only use it
             on trusted files.
@@ -353,10 +317,11 @@ def load(f, map_location=None, weights_only: bool | None = True, **kwargs) -> An
     Raises:
         pickle.UnpicklingError: with ``weights_only=True``, for a file that needs any other
             global (a class, a function), e.g. one that would run ``os.system``.
-        RuntimeError: when ``f`` is not a file written by :func:`save` (for example one
-            written by ``torch.save``).
+        RuntimeError: when ``f`` is not a zip archive written by :func:`save`,
+            ``torch.save`` or an earlier dyngrad.
 
-    Differences from torch: reads dyngrad's own format only (Note [The dyngrad save format]).
+    Differences from torch: torch's legacy (pre-1.6, not zip) files are not read; ``mmap``
+    and ``pickle_module`` are not taken.
     """
     if kwargs:
         raise TypeError(f"load() got an unexpected keyword argument {next(iter(kwargs))!r}")
@@ -367,19 +332,24 @@ def load(f, map_location=None, weights_only: bool | None = True, **kwargs) -> An
     except zipfile.BadZipFile:
         raise RuntimeError(_not_ours(f)) from None
     with archive:
-        names = set(archive.namelist())
-        if _FORMAT_NAME not in names or _PICKLE_NAME not in names:
+        names = archive.namelist()
+        if _FORMAT_NAME in names and _PICKLE_NAME in names:
+            version = archive.read(_FORMAT_NAME)
+            if version != _FORMAT:
+                raise RuntimeError(f"dyngrad.load: unsupported format {version!r} "
+                                   f"(this dyngrad reads {_FORMAT!r})")
+            data = io.BytesIO(archive.read(_PICKLE_NAME))
+            return _Unpickler(data, weights_only, _OldFormatStorages(archive, map_location),
+                              False).load()
+        folder = _torch_format.folder_of(names)
+        if folder is None:
             raise RuntimeError(_not_ours(f))
-        version = archive.read(_FORMAT_NAME)
-        if version != _FORMAT:
-            raise RuntimeError(f"dyngrad.load: unsupported format {version!r} "
-                               f"(this dyngrad reads {_FORMAT!r})")
-        data = io.BytesIO(archive.read(_PICKLE_NAME))
-        return _Unpickler(data, archive, weights_only, map_location).load()
+        reader = _torch_format.Reader(archive, folder, map_location)
+        data = io.BytesIO(archive.read(f"{folder}/data.pkl"))
+        return _Unpickler(data, weights_only, reader.persistent_load, True).load()
 
 
 def _not_ours(f) -> str:
     name = f if isinstance(f, (str, os.PathLike)) else "the file"
-    return (f"dyngrad.load: {name} was not written by dyngrad.save (dyngrad reads only its own "
-            "format; to move weights between PyTorch and dyngrad use safetensors: "
-            "dyngrad.utils.safetensors)")
+    return (f"dyngrad.load: {name} is not a checkpoint written by torch.save or dyngrad.save "
+            "(a zip archive; torch's legacy format from before PyTorch 1.6 is not read)")

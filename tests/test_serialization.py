@@ -1,8 +1,8 @@
-"""dyngrad.save / dyngrad.load (our own format) and state dicts through safetensors.
+"""dyngrad.save / dyngrad.load (PyTorch's format) and state dicts through safetensors.
 
 Round trips are compared with torch.save/torch.load round trips of the same objects: the same
-dtypes, shapes, strides, storage offsets, sharing and identity. The safetensors files cross
-over: written by dyngrad and read by ``safetensors.torch`` into a torch model, and back.
+dtypes, shapes, strides, storage offsets, sharing and identity. Files cross over: written by
+dyngrad.save and read by torch.load, and back; safetensors files the same way.
 """
 import collections
 import io
@@ -29,7 +29,8 @@ def roundtrip(lib, obj, **load_kwargs):
 
 
 def values(t):
-    return t.detach().numpy()
+    t = t.detach()
+    return (t.float() if str(t.dtype) == "torch.bfloat16" else t).numpy()
 
 
 def assert_same_tensor(ours, theirs):
@@ -108,10 +109,97 @@ def test_shared_storage_is_written_once():
     buf = io.BytesIO()
     dyngrad.save([x, x[10:], x[::2], x.view(10, 100).t()], buf)
     with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as archive:
-        storages = [n for n in archive.namelist() if n.startswith("dyngrad/storages/")]
+        storages = [n for n in archive.namelist() if n.startswith("archive/data/")]
         assert len(storages) == 1
-        assert archive.getinfo(storages[0]).file_size == 1000 * 4
+        info = archive.getinfo(storages[0])
+        assert info.file_size == 1000 * 4
+        with archive.open(info) as record:   # its bytes start on a 64-byte boundary, as torch's
+            assert record._orig_compress_start % 64 == 0
     assert len(buf.getvalue()) < 1000 * 4 * 2
+
+
+def test_archive_records_like_torch(tmp_path):
+    """The same records in the same order, in a folder named after the file."""
+    names = []
+    for lib in (torch, dyngrad):
+        lib.save({"w": lib.ones(2, 3), "n": 3}, tmp_path / f"ckpt_{lib.__name__}.pt")
+        with zipfile.ZipFile(tmp_path / f"ckpt_{lib.__name__}.pt") as archive:
+            names.append([n.split("/", 1)[1] for n in archive.namelist()])
+            assert all(n.startswith(f"ckpt_{lib.__name__}/") for n in archive.namelist())
+            assert [archive.read(f"ckpt_{lib.__name__}/{n}") for n in
+                    ("version", "byteorder", ".format_version", ".storage_alignment")] \
+                == [b"3\n", b"little", b"1", b"64"]
+    assert names[0] == names[1]
+
+
+@pytest.mark.parametrize("dtype_name", DTYPES + ["bfloat16", "uint16", "uint32", "uint64"])
+@pytest.mark.parametrize("view", ["contiguous", "transposed", "strided slice", "0-dim"])
+def test_files_cross_over(dtype_name, view):
+    """torch.load reads dyngrad.save's files and dyngrad.load torch.save's: the same dtype,
+    shape, strides, offset and values; views of one storage still share it."""
+    def make(lib):
+        base = sample(lib, "float64" if dtype_name in ("bfloat16", "uint16", "uint32", "uint64")
+                      else dtype_name)
+        if dtype_name in ("bfloat16", "uint16", "uint32", "uint64"):
+            base = base.abs().to(getattr(lib, dtype_name))
+        return {"t": VIEWS[view](base), "base": base, "dt": base.dtype, "size": base.shape,
+                "p": lib.nn.Parameter(lib.ones(2)), "dev": lib.device("cpu")}
+    for saver, loader in ((dyngrad, torch), (torch, dyngrad)):
+        buf = io.BytesIO()
+        saver.save(make(saver), buf)
+        buf.seek(0)
+        got, want = loader.load(buf), make(loader)
+        assert_same_tensor(got["t"], want["t"])
+        assert_same_tensor(got["base"], want["base"])
+        assert got["dt"] is want["dt"] and got["size"] == want["size"]
+        assert type(got["size"]) is loader.Size and got["dev"] == want["dev"]
+        assert type(got["p"]) is loader.nn.Parameter and got["p"].requires_grad
+        assert got["t"].untyped_storage().data_ptr() == got["base"].untyped_storage().data_ptr()
+
+
+def test_torch_state_dict_and_optimizer_into_dyngrad(tmp_path):
+    """A torch model's checkpoint (state dict, optimizer state, epoch) loads into the same model
+    built with dyngrad, which then computes what torch's did."""
+    model = torch_mlp()
+    opt = torch.optim.Adam(model.parameters(), lr=0.1)
+    x = np.linspace(-2, 2, 20, dtype=np.float32).reshape(5, 4)
+    model(torch.from_numpy(x)).sum().backward()
+    opt.step()
+    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "epoch": 2},
+               tmp_path / "ckpt.pt")
+    ckpt = dyngrad.load(tmp_path / "ckpt.pt")
+    ours = dyngrad_nn_mlp()
+    ours.load_state_dict(ckpt["model"])
+    our_opt = dyngrad.optim.Adam(ours.parameters(), lr=0.1)
+    our_opt.load_state_dict(ckpt["opt"])
+    assert ckpt["epoch"] == 2 and our_opt.state_dict()["param_groups"] == \
+        opt.state_dict()["param_groups"]
+    with torch.no_grad():
+        expected = model(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(ours(dyngrad.from_numpy(x)).detach().numpy(), expected,
+                               rtol=1e-6)
+
+
+def test_cuda_storages_need_map_location(tmp_path):
+    """A checkpoint saved on a GPU: torch's error without map_location, the CPU with it."""
+    buf = io.BytesIO()
+    dyngrad.save({"w": dyngrad.ones(2)}, buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src:
+        files = {n: src.read(n) for n in src.namelist()}
+    files["archive/data.pkl"] = files["archive/data.pkl"].replace(b"X\x03\x00\x00\x00cpu",
+                                                                  b"X\x06\x00\x00\x00cuda:0")
+    path = tmp_path / "gpu.pt"
+    with zipfile.ZipFile(path, "w") as dst_zip:
+        for name, data in files.items():
+            dst_zip.writestr(name, data)
+    errors = []
+    for lib in (torch, dyngrad):
+        with pytest.raises(RuntimeError) as info:
+            lib.load(path)
+        errors.append(str(info.value))
+        assert lib.load(path, map_location="cpu")["w"].tolist() == [1.0, 1.0]
+        assert lib.load(path, map_location={"cuda:0": "cpu"})["w"].tolist() == [1.0, 1.0]
+    assert errors[0] == errors[1]
 
 
 def test_nested_containers_and_primitives_like_torch():
@@ -228,8 +316,15 @@ def test_malicious_pickle_is_refused_and_runs_nothing(tmp_path):
 
 
 def test_other_globals_are_refused(tmp_path):
-    # protocol 4 has opcodes for sets and frozensets: no global, nothing to refuse
-    assert roundtrip(dyngrad, [frozenset({1}), {2}]) == [frozenset({1}), {2}]
+    # protocol 4 has opcodes for sets and frozensets: no global, nothing to refuse; protocol 2
+    # (the default, as torch's) names frozenset, which torch refuses too
+    buf = io.BytesIO()
+    dyngrad.save([frozenset({1}), {2}], buf, pickle_protocol=4)
+    buf.seek(0)
+    assert dyngrad.load(buf) == [frozenset({1}), {2}]
+    for lib in (torch, dyngrad):
+        with pytest.raises(pickle.UnpicklingError, match="frozenset"):
+            roundtrip(lib, [frozenset({1}), {2}])
     path = tmp_path / "np.dg"
     dyngrad.save({"arr": np.ones(2)}, path)            # NumPy arrays need numpy globals
     with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
@@ -256,36 +351,61 @@ def test_tensor_subclass_needs_add_safe_globals(tmp_path):
         dyngrad.load(path)
 
 
-def test_not_a_dyngrad_file(tmp_path):
-    torch.save({"a": torch.ones(2)}, tmp_path / "t.pt")
-    with pytest.raises(RuntimeError, match="was not written by dyngrad.save"):
-        dyngrad.load(tmp_path / "t.pt")
+def test_not_a_checkpoint(tmp_path):
     (tmp_path / "junk").write_bytes(b"not a zip file at all")
-    with pytest.raises(RuntimeError, match="was not written by dyngrad.save"):
+    with pytest.raises(RuntimeError, match="is not a checkpoint written by torch.save"):
         dyngrad.load(tmp_path / "junk")
+    torch.save(torch.ones(2), tmp_path / "old.pt", _use_new_zipfile_serialization=False)
+    with pytest.raises(RuntimeError, match="legacy format"):
+        dyngrad.load(tmp_path / "old.pt")
 
 
-def test_tampered_geometry_is_refused(tmp_path):
-    """A tensor claiming more elements than its storage holds must not read past it."""
-    buf = io.BytesIO()
-    dyngrad.save(dyngrad.ones(4), buf)
-    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src:
-        files = {n: src.read(n) for n in src.namelist()}
-    out = io.BytesIO()   # re-pickle the tensor with a shape its storage cannot hold
+def _old_format_file(path, shape, data=None):
+    """A file in dyngrad's old format (Note [dyngrad's old save format]): one float32 tensor of
+    `shape` over the bytes of `data` (four floats by default)."""
+    storage = object()
 
-    class Tamper(serialization._Pickler):
+    class OldPickler(pickle.Pickler):
         def reducer_override(self, o):
             if isinstance(o, dyngrad.Tensor):
-                return serialization._rebuild_tensor, (o._storage_obj(), "float32", 0, (400,),
-                                                       (1,), False)
+                return serialization._rebuild_tensor, (storage, "float32", 0, shape,
+                                                       (1,) * len(shape), False)
             return NotImplemented
-    pickler = Tamper(out, 4)
-    pickler.dump(dyngrad.ones(4))
-    files["dyngrad/data.pkl"] = out.getvalue()
-    path = tmp_path / "tampered.dg"
+
+        def persistent_id(self, o):
+            return ("storage", 0, "<f4", 4) if o is storage else None
+    out = io.BytesIO()
+    OldPickler(out, 4).dump({"w": dyngrad.ones(1)})
     with zipfile.ZipFile(path, "w") as dst_zip:
-        for name, data in files.items():
-            dst_zip.writestr(name, data)
+        dst_zip.writestr("dyngrad/format", b"dyngrad-save 1")
+        dst_zip.writestr("dyngrad/data.pkl", out.getvalue())
+        dst_zip.writestr("dyngrad/storages/0", np.arange(4, dtype="<f4").tobytes()
+                         if data is None else data)
+
+
+def test_old_dyngrad_files_still_load(tmp_path):
+    _old_format_file(tmp_path / "old.dg", (4,))
+    assert dyngrad.load(tmp_path / "old.dg")["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("old", [False, True])
+def test_tampered_geometry_is_refused(tmp_path, old):
+    """A tensor claiming more elements than its storage holds must not read past it."""
+    path = tmp_path / "tampered.pt"
+    if old:
+        _old_format_file(path, (400,))
+    else:
+        buf = io.BytesIO()
+        dyngrad.save(dyngrad.ones(4), buf)
+        with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src:
+            files = {n: src.read(n) for n in src.namelist()}
+        # the shape (4,) is pickled as BININT1 4, TUPLE1: make it 400 (BININT2)
+        pkl = files["archive/data.pkl"]
+        assert pkl.count(b"K\x04\x85") == 1
+        files["archive/data.pkl"] = pkl.replace(b"K\x04\x85", b"M\x90\x01\x85")
+        with zipfile.ZipFile(path, "w") as dst_zip:
+            for name, data in files.items():
+                dst_zip.writestr(name, data)
     with pytest.raises(pickle.UnpicklingError, match="reaches past its storage"):
         dyngrad.load(path)
 

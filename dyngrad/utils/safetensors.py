@@ -1,5 +1,6 @@
-"""State dicts to and from the safetensors format, the way weights move between dyngrad and
-PyTorch (or any other library that reads safetensors).
+"""State dicts to and from the safetensors format, which PyTorch (through safetensors.torch)
+and other libraries read and write. (``dyngrad.save``/``load`` read and write torch's own
+checkpoints too.)
 
 The functions mirror ``safetensors.torch``: ``save_file(tensors, filename, metadata=None)``,
 ``load_file(filename, device="cpu")``, ``save(tensors, metadata=None) -> bytes`` and
