@@ -136,7 +136,8 @@ def _grad_for_leaf(variable, grad):
     # the leaf's dtype, unless its grad_dtype says otherwise (then the engine has cast to it)
     dtype = v.dtype if variable._grad_dtype is ... else g.dtype
     want_strides = None if v.flags.c_contiguous else _dense_strides(v)
-    if (grad.grad_fn is None and sys.getrefcount(grad) <= _STEAL_REFS and g.dtype == dtype
+    if (grad.grad_fn is None and not grad._requires_grad
+            and sys.getrefcount(grad) <= _STEAL_REFS and g.dtype == dtype
             and (want_strides is None and g.flags.c_contiguous or g.strides == want_strides)):
         if getattr(grad, "_base", None) is None:
             if grad._storage is None:
@@ -572,7 +573,7 @@ def _run_node(fn, grads, captures, captured, must, retain_graph):
             for hook in tuple(hooks.values()):
                 r = hook(grads[0])
                 if r is not None:
-                    grads[0] = r
+                    grads[0] = _checked_hook_value(grads[0], r, hook)
     elif hooked:
         _tensor_prehooks(fn, grads)
 
@@ -593,7 +594,7 @@ def _run_node(fn, grads, captures, captured, must, retain_graph):
             for hook in tuple(prehooks.values()):
                 r = hook(tuple(grads))
                 if r is not None:
-                    grads = list(r)
+                    grads = _checked_hook_values(grads, r, hook)
 
     for g in grads:
         if g is not None:
@@ -617,8 +618,40 @@ def _run_node(fn, grads, captures, captured, must, retain_graph):
             for hook in tuple(hooks.values()):
                 r = hook(tuple(outputs), tuple(grads))
                 if r is not None:
-                    outputs = list(r)
+                    outputs = _checked_hook_values(outputs, r, hook)
     return outputs
+
+
+def _checked_hook_value(original, result, hook):
+    """What a hook returned in place of gradient `original`, after torch's checks: a tensor
+    of the same dtype and shape (check_variable_result)."""
+    if not isinstance(result, _tensor_module().Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    if original is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    name = getattr(hook, "__name__", "<unknown>")
+    was, got = original._data.dtype, result._data.dtype
+    if was != got:
+        from .._dtypes import from_np
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                           f"torch.{from_np(was)._legacy}Tensor got "
+                           f"torch.{from_np(got)._legacy}Tensor)")
+    if original._data.shape != result._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return result
+
+
+def _checked_hook_values(originals, result, hook) -> list:
+    """What a node hook returned in place of `originals`: a tuple of as many gradients, each
+    None or passing _checked_hook_value."""
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(originals):
+        raise RuntimeError(f"hook '{getattr(hook, '__name__', '<unknown>')}' has returned an "
+                           f"incorrect number of values (got {len(result)}, but expected "
+                           f"{len(originals)})")
+    return [r if r is None else _checked_hook_value(g, r, hook)
+            for g, r in zip(originals, result)]
 
 
 def _observed_run_node(fn, grads, captures, captured, must, retain_graph):
@@ -648,7 +681,7 @@ def _tensor_prehooks(fn, grads):
             if output_nr < len(grads) and grads[output_nr] is not None:
                 r = hook(grads[output_nr])
                 if r is not None:
-                    grads[output_nr] = r
+                    grads[output_nr] = _checked_hook_value(grads[output_nr], r, hook)
     retains = getattr(fn, "_retains_grad_hooks", None)
     if retains:
         for output_nr, hook in tuple(retains.items()):
