@@ -46,19 +46,11 @@ def test_tensor_hook_results(hook, leaf):
     same_outcome(lambda lib: _backward(lib, register))
 
 
-@pytest.mark.parametrize("hook", POST_HOOKS)
-def test_node_post_hook_results(hook):
+@pytest.mark.parametrize("hook, method", [(h, "register_hook") for h in POST_HOOKS]
+                         + [(h, "register_prehook") for h in PRE_HOOKS])
+def test_node_hook_results(hook, method):
     def register(x):
         y = x * 2
-        y.grad_fn.register_hook(hook)
-        y.sum().backward()
-    same_outcome(lambda lib: _backward(lib, register))
-
-
-@pytest.mark.parametrize("hook", PRE_HOOKS)
-def test_node_pre_hook_results(hook):
-    def register(x):
-        y = x * 2
-        y.grad_fn.register_prehook(hook)
+        getattr(y.grad_fn, method)(hook)
         y.sum().backward()
     same_outcome(lambda lib: _backward(lib, register))
