@@ -411,7 +411,7 @@ class OpNode(Node):
         spec = type(self).spec
         if spec is None or (name[0] == "_" and not name.startswith(("_saved_", "_raw_saved_"))):
             raise AttributeError(name)   # unset slots (hooks, metadata) land here: fail fast
-        if name.startswith("_raw_saved_"):
+        if name.startswith("_raw_saved_") and name[len("_raw_saved_"):] in spec.saves:
             return self._saved_entry(name[len("_raw_saved_"):])
         if name.startswith("_saved_"):
             key = name[len("_saved_"):]
