@@ -327,7 +327,7 @@ class Reader:
         return record
 
     def storage(self, record, dtype) -> Storage:
-        from .serialization import _map_storage
+        from .serialization import storage_from_bytes
         try:
             raw = self.archive.read(f"{self.folder}/data/{record.key}")
         except KeyError:
@@ -337,12 +337,4 @@ class Reader:
         if len(raw) != nbytes or len(raw) % dtype.itemsize:
             raise pickle.UnpicklingError(f"dyngrad.load: storage {record.key} has the wrong "
                                          "size")
-        bf16 = dtype is D.bfloat16
-        if bf16:
-            D.bfloat16.np   # (raises when ml_dtypes, which bfloat16 needs, is missing)
-        np_dtype = np.dtype(np.uint16) if bf16 else np.dtype(dtype.np)
-        buffer = np.frombuffer(raw, dtype=np_dtype.newbyteorder("<")).astype(np_dtype)
-        if bf16:
-            buffer = buffer.view(D.bfloat16.np)
-        return _map_storage(Storage(buffer, _device("cpu")), self.map_location,
-                            record.location)
+        return storage_from_bytes(raw, dtype, self.map_location, record.location)

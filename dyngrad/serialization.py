@@ -261,17 +261,22 @@ class _OldFormatStorages:
                 raw = self.archive.read(f"{_STORAGE_DIR}{key}")
             except KeyError:
                 raise pickle.UnpicklingError(f"dyngrad.load: storage {key} is missing") from None
-            if dtype_str == "bfloat16" and not D.HAS_BFLOAT16:
-                D.bfloat16.np   # (raises: ml_dtypes is needed)
-            bf16 = dtype_str == "bfloat16"
-            dtype = np.dtype(np.uint16 if bf16 else dtype_str)   # bfloat16: its bits
+            dtype = D.bfloat16 if dtype_str == "bfloat16" else D.from_np(np.dtype(dtype_str))
             if len(raw) != numel * dtype.itemsize:
                 raise pickle.UnpicklingError(f"dyngrad.load: storage {key} has the wrong size")
-            buffer = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype)
-            if bf16:
-                buffer = buffer.view(D.bfloat16.np)
-            storage = self.storages[key] = _map_storage(Storage(buffer, _CPU), self.map_location)
+            storage = self.storages[key] = storage_from_bytes(raw, dtype, self.map_location)
         return storage
+
+
+def storage_from_bytes(raw: bytes, dtype, map_location, location: str = "cpu") -> Storage:
+    """A CPU Storage of `dtype` elements over a copy of the little-endian bytes `raw`, moved
+    as ``map_location`` says for a storage saved at `location`."""
+    bf16 = dtype is D.bfloat16
+    np_dtype = np.dtype(np.uint16) if bf16 else np.dtype(dtype.np)   # bfloat16: its bits
+    buffer = np.frombuffer(raw, dtype=np_dtype.newbyteorder("<")).astype(np_dtype)
+    if bf16:
+        buffer = buffer.view(D.bfloat16.np)   # (raises when ml_dtypes is missing)
+    return _map_storage(Storage(buffer, _CPU), map_location, location)
 
 
 def _map_storage(storage: Storage, map_location, location: str = "cpu") -> Storage:
