@@ -71,7 +71,7 @@ class Tensor:
     _base = None               # the tensor this one is a view of
     _view_replay = None        # base -> this view, for a view that changed the dtype (view_as_real)
     _output_nr = 0             # which output of grad_fn this tensor is
-    _retains_grad = False
+    _retains_grad = False   # retain_grad(): (the node holding its hook, output_nr) once set
     _backward_hooks = None     # {handle id: hook} for a leaf's Tensor.register_hook
     _post_accumulate_grad_hooks = None
     _is_inference = False
@@ -364,17 +364,12 @@ class Tensor:
             t = ref()
             if t is not None:
                 retained_grad(t, grad)
-        fn = self.grad_fn
-        hooks = getattr(fn, "_retains_grad_hooks", None)
-        if hooks is None:
-            hooks = fn._retains_grad_hooks = {}
-        fn._hooked = True
-        hooks[getattr(self, "_output_nr", 0)] = retain
-        self._retains_grad = True
+        self._retains_grad = _views.hold_retain_hook(self.grad_fn,
+                                                      getattr(self, "_output_nr", 0), retain)
 
     @property
     def retains_grad(self) -> bool:
-        return self.grad_fn is not None and getattr(self, "_retains_grad", False)
+        return self.grad_fn is not None and bool(self._retains_grad)
 
     def detach_(self) -> "Tensor":
         """Make this tensor a leaf that does not require grad (in place)."""

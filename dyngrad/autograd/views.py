@@ -82,6 +82,31 @@ def base_requires_grad(base) -> None:
 
 
 # -- view history ------------------------------------------------------------------------------
+def hold_retain_hook(fn, output_nr: int, hook):
+    """Put retain_grad's `hook` on node `fn` for its output `output_nr`; returns where it is
+    (what ``Tensor._retains_grad`` keeps)."""
+    hooks = fn._retains_grad_hooks
+    if hooks is None:
+        hooks = fn._retains_grad_hooks = {}
+    hooks[output_nr] = hook
+    fn._hooked = True
+    return fn, output_nr
+
+
+def follow_retains_grad(t) -> None:
+    """After `t` got a new grad_fn (an in-place op, its base's or its own; a view's history
+    made anew), move retain_grad's hook there, so that ``.grad`` is the gradient of the new
+    value, as torch's update_tensor_hooks_on_new_gradfn does. (Hooks from ``register_hook``
+    stay on the old node, as in torch.)"""
+    held = t._retains_grad
+    if not held or t._grad_fn is None or held[0] is t._grad_fn:
+        return
+    old_fn, old_nr = held
+    hook = old_fn._retains_grad_hooks.pop(old_nr, None)
+    if hook is not None:
+        t._retains_grad = hold_retain_hook(t._grad_fn, getattr(t, "_output_nr", 0), hook)
+
+
 def view_grad_fn(view):
     """``view.grad_fn``, made anew from the base's history when the base or any view of it was
     modified in place since it was set (Note [Views and in-place: CopySlices], step 4)."""
@@ -101,6 +126,7 @@ def view_grad_fn(view):
             fresh = replay(base)
         view._grad_fn, view._output_nr = fresh._grad_fn, fresh._output_nr
         view._view_version = version
+        follow_retains_grad(view)
         return view._grad_fn
     from ..ops._record import _record
     from ..ops._registry import OPS
@@ -109,6 +135,7 @@ def view_grad_fn(view):
     _record(OPS["as_strided"], (base,), args, None, (view,))
     view._output_nr = 0
     view._view_version = version
+    follow_retains_grad(view)
     return view._grad_fn
 
 
@@ -172,6 +199,7 @@ def rebase_view_history(view, fn) -> None:
     base._grad_fn = copy
     base._requires_grad = True
     base._output_nr = 0
+    follow_retains_grad(base)
     if not was_required:
         base_requires_grad(base)
     view._grad_fn = None           # made anew (AsStridedBackward0) when next read

@@ -1106,6 +1106,8 @@ def _attach_inplace(spec, node, target, is_view) -> None:
     target._output_nr = 0
     if is_view:   # the base takes the change: Note [Views and in-place: CopySlices]
         _views.rebase_view_history(target, node)
+    elif target._retains_grad:
+        _views.follow_retains_grad(target)
     elif not was_required and "_views" in target.__dict__:
         _views.base_requires_grad(target)
 

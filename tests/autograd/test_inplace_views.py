@@ -14,7 +14,7 @@ import torch
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import dyngrad
-from compare import torch_part
+from compare import same_outcome, torch_part
 
 from .helpers import assert_prints_like_torch
 
@@ -450,3 +450,40 @@ def test_partial_overlap_raises_like_torch(op):
         return None
     got, want = run(dyngrad), run(torch)
     assert want is not None and got == want
+
+
+def _retain_then_write(case):
+    """retain_grad() then in-place writes (scenarios run on both libraries by the test)."""
+    def run(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        a = x * 1
+        if case == "inplace":
+            a.retain_grad()
+            a.mul_(3)
+            (a * 2).sum().backward()
+            return a.grad, a.retains_grad
+        if case == "twice":
+            a.retain_grad()
+            a.add_(1)
+            a.mul_(2)
+            (a * 3).sum().backward()
+            return a.grad
+        if case == "view of it written":
+            a.retain_grad()
+            a[:1].mul_(2)
+            a.sum().backward()
+            return a.grad
+        v = a[:1]
+        v.retain_grad()
+        (a if case == "base written" else v).mul_(2)
+        (v * 5).sum().backward()
+        return v.grad, a.grad
+    return run
+
+
+@pytest.mark.parametrize("case", ["inplace", "twice", "view of it written", "base written",
+                                  "view written"])
+def test_retain_grad_follows_inplace_writes(case):
+    """retain_grad's hook moves to the tensor's new grad_fn after an in-place op (its own, its
+    base's, a view's), so .grad is the gradient of the value the tensor has, as in torch."""
+    same_outcome(_retain_then_write(case))
