@@ -347,6 +347,11 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
             captures.setdefault(_input_edge(t), []).append(i)
         must = _must_execute(parents, captures)
         cap_nodes = {e[0] for e in captures}
+        if accumulate:
+            # backward(inputs=): torch marks each input's own node as one to run, not only to
+            # capture at; a non-leaf's node then runs (its hooks too), with nothing needed
+            # beyond it. (A leaf's AccumulateGrad is left to the accumulation below.)
+            must |= {n for n in cap_nodes if type(n) is not AccumulateGrad}
         visit = must | cap_nodes
         deps = _pruned_dependencies(parents, must, visit)
         parents = None

@@ -528,3 +528,21 @@ INPUTS = {   # torch 2.13's forms of ``inputs=``: a dict of tensors, and what it
 @pytest.mark.parametrize("case", sorted(INPUTS))
 def test_inputs_forms(case):
     same_outcome(INPUTS[case])
+
+
+@pytest.mark.parametrize("case", ["hooks", "freed", "edge"])
+def test_backward_inputs_runs_a_non_leaf_inputs_node(case):
+    """backward(inputs=[m]) with a non-leaf m runs m's own node, as torch does (its pre- and
+    post-hooks; the freed-graph error), with nothing needed beyond it."""
+    def run(lib):
+        log = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        m = x.exp()
+        m.grad_fn.register_prehook(lambda go: log.append(("pre", go)))
+        m.grad_fn.register_hook(lambda gi, go: log.append(("post", gi, go)))
+        if case == "freed":
+            lib.autograd.grad(m.sum(), x)
+        target = lib.autograd.graph.get_gradient_edge(m) if case == "edge" else m
+        (m * 3).sum().backward(inputs=[target])
+        return log, m.grad, x.grad
+    same_outcome(run)
