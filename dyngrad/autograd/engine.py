@@ -630,10 +630,10 @@ def _run_node(fn, grads, captures, captured, must, retain_graph):
 def _checked_hook_value(original, result, hook):
     """What a hook returned in place of gradient `original`, after torch's checks: a tensor
     of the same dtype and shape (check_variable_result)."""
-    if not isinstance(result, _tensor_module().Tensor):
-        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
     if original is None:
         raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(result, _tensor_module().Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
     name = getattr(hook, "__name__", "<unknown>")
     was, got = original._data.dtype, result._data.dtype
     if was != got:
@@ -682,11 +682,14 @@ def _tensor_prehooks(fn, grads):
     """Hooks from ``Tensor.register_hook`` on fn's outputs, then ``retain_grad``'s."""
     tensor_hooks = getattr(fn, "_tensor_prehooks", None)
     if tensor_hooks:
+        # every output's hooks run, with None for an output that got no gradient (a sibling
+        # of the output backward started from), as torch's do
         for output_nr, hook in tuple(tensor_hooks.values()):
-            if output_nr < len(grads) and grads[output_nr] is not None:
-                r = hook(grads[output_nr])
-                if r is not None:
-                    grads[output_nr] = _checked_hook_value(grads[output_nr], r, hook)
+            while len(grads) <= output_nr:
+                grads.append(None)
+            r = hook(grads[output_nr])
+            if r is not None:
+                grads[output_nr] = _checked_hook_value(grads[output_nr], r, hook)
     retains = getattr(fn, "_retains_grad_hooks", None)
     if retains:
         for output_nr, hook in tuple(retains.items()):

@@ -54,3 +54,17 @@ def test_node_hook_results(hook, method):
         getattr(y.grad_fn, method)(hook)
         y.sum().backward()
     same_outcome(lambda lib: _backward(lib, register))
+
+
+@pytest.mark.parametrize("hook", [lambda g: None, lambda g: g, lambda g: 3])
+def test_hooks_of_an_output_without_gradient(hook):
+    """A tensor hook on the sibling of the output backward starts from is called with None,
+    as torch calls it; returning anything but None then is torch's error."""
+    def run(lib):
+        seen = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        b1, b2 = (x * 1).unbind()
+        b2.register_hook(lambda g: (seen.append(g), hook(g))[1])
+        b1.sum().backward()
+        return seen, x.grad
+    same_outcome(run)
