@@ -613,8 +613,9 @@ def _run_node(fn, grads, captures, captured, must, retain_graph):
     if not retain_graph:
         fn.release_variables()
     if type(fn) is AccumulateGrad:
-        return None
-    outputs = validate_outputs(fn, outputs)
+        outputs = ()   # (a leaf's node has no next edges: its post-hooks get no gradients)
+    else:
+        outputs = validate_outputs(fn, outputs)
 
     # 5. node post-hooks
     if hooked:
@@ -624,7 +625,7 @@ def _run_node(fn, grads, captures, captured, must, retain_graph):
                 r = hook(tuple(outputs), tuple(grads))
                 if r is not None:
                     outputs = _checked_hook_values(outputs, r, hook)
-    return outputs
+    return None if type(fn) is AccumulateGrad else outputs
 
 
 def _checked_hook_value(original, result, hook):

@@ -68,3 +68,21 @@ def test_hooks_of_an_output_without_gradient(hook):
         b1.sum().backward()
         return seen, x.grad
     same_outcome(run)
+
+
+@pytest.mark.parametrize("result", [None, (), "one"])
+def test_accumulate_grad_post_hooks(result):
+    """A leaf's AccumulateGrad runs its post-hooks after accumulating, with no gradients in and
+    the leaf's gradient out; a hook returning values is torch's count error."""
+    def run(lib):
+        seen = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        acc = (x * 1).grad_fn.next_functions[0][0]
+
+        def hook(grad_inputs, grad_outputs):
+            seen.append((grad_inputs, grad_outputs, x.grad))
+            return (lib.zeros(2),) if result == "one" else result
+        acc.register_hook(hook)
+        (x * 2).sum().backward()
+        return seen, x.grad
+    same_outcome(run)
