@@ -226,7 +226,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                allow_unused=allow_unused, accumulate=False)
     if materialize_grads:
         zeros_like = _ops_creation().zeros_like
-        result = [zeros_like(t) if g is None else g for t, g in zip(inputs_t, result)]
+        result = [zeros_like(t, requires_grad=create_graph) if g is None else g
+                  for t, g in zip(inputs_t, result)]
     if type(inputs) is dict:   # (a dict of inputs: their gradients under the same keys)
         return dict(zip(inputs.keys(), result))
     return tuple(result)

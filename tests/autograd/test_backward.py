@@ -141,6 +141,8 @@ def test_grad_allow_unused_and_materialize():
         y = (x * 2).sum()
         print(torch.autograd.grad(y, [x, z], allow_unused=True, retain_graph=True))
         print(torch.autograd.grad(y, [x, z], materialize_grads=True, retain_graph=True))
+        # with create_graph the made-up zeros require grad, as torch's
+        print(torch.autograd.grad(y, [x, z], materialize_grads=True, create_graph=True))
         torch.autograd.grad(y, [x, z])
     assert_prints_like_torch(ex)
 
