@@ -561,6 +561,14 @@ class Tensor:
 
     __array_priority__ = 1000  # numpy defers `ndarray op Tensor` to the Tensor's reflected op
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """What a NumPy ufunc applied to tensors returns (``np.exp(t)``, and ``t + ndarray``,
+        which the Tensor's operator leaves to NumPy): a tensor over the result, as torch's (a
+        bool result as uint8, as torch's)."""
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return _ops.from_numpy(array)
+
     # Python operators are installed from _OPERATORS at the end of this file.
     def __getitem__(self, index): return _ops.getitem(self, index)
     def __setitem__(self, index, value): _ops.setitem(self, index, value)
@@ -899,8 +907,9 @@ _OPERATORS = [
 
 def _operand_ok(other) -> bool:
     """Operands torch's Python operators accept; for others Python tries the other side."""
-    return isinstance(other, (Tensor, bool, int, float, complex)) or \
-        type(other).__module__ == "numpy"
+    return isinstance(other, (Tensor, bool, int, float, complex)) or (
+        type(other).__module__ == "numpy" and type(other).__name__ != "ndarray")
+    # (an ndarray operand is left to NumPy, whose ufunc makes a tensor: __array_wrap__)
 
 
 def _operator(op_name: str, kind: str):
@@ -934,6 +943,9 @@ def _operator(op_name: str, kind: str):
 
         def general(self, other):
             if not _operand_ok(other):
+                if op_name == "eq" and type(other) is _npb.xp.ndarray:
+                    # (torch's == alone takes an ndarray as a tensor, even from the left)
+                    return run(spec, (self, _ops.from_numpy(other)), {})
                 return NotImplemented
             return run(spec, (self, other), {})
         return _dispatch.binary_fast_path(spec, general, method=True)

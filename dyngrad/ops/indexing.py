@@ -143,9 +143,16 @@ def _is_sequence(obj) -> bool:
 
 
 def _as_tuple(index) -> tuple:
-    """The index as a tuple of entries (torch's wrapTuple / treatSequenceAsTuple)."""
+    """The index as a tuple of entries (torch's wrapTuple / treatSequenceAsTuple). A NumPy
+    array is one entry, read as the tensor it holds (a mask of its dims, or int64 indices),
+    never as a sequence of entries."""
     if isinstance(index, tuple):
+        if any(type(obj) is _npb.ndarray for obj in index):
+            return tuple(_ndarray_index(obj) if type(obj) is _npb.ndarray else obj
+                         for obj in index)
         return index
+    if type(index) is _npb.ndarray:
+        return (_ndarray_index(index),)
     if isinstance(index, _tensor_cls()) or not _is_sequence(index):
         return (index,)
     try:
@@ -189,6 +196,12 @@ def _sequence_index(obj):
     if arr.dtype.kind != "b" and arr.dtype != _xp.uint8:
         arr = arr.astype(_INT64)
     return _torch_strides(arr)
+
+
+def _ndarray_index(arr):
+    """A NumPy array used as an index: the tensor torch makes of it."""
+    from .._tensor import _wrap
+    return _wrap(_sequence_index(arr))
 
 
 def _apply_select(t, dim: int, index: int, real_dim: int):
