@@ -34,8 +34,18 @@ def shape_str(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
+def plain_int(v):
+    """`v`, or the int a NumPy integer holds: torch takes NumPy integers wherever it takes an
+    int (THPUtils_checkLong), for the overload checks that look for ``int``."""
+    if type(v) is not int and type(v).__module__ == "numpy" and hasattr(v, "__index__") \
+            and type(v).__name__ != "bool":
+        return v.__index__()
+    return v
+
+
 def canonical_dim(dim: int, ndim: int, wrap_scalar: bool = True) -> int:
     """Wrap a possibly negative dim into [0, ndim); IndexError with torch's text otherwise."""
+    dim = plain_int(dim)
     n = ndim if ndim > 0 or not wrap_scalar else 1
     if not -n <= dim < n:
         if n == 0:
@@ -51,8 +61,8 @@ def canonical_dims(dims, ndim: int) -> tuple:
         dims[0] if (type(dims) is tuple or type(dims) is list) and len(dims) == 1 else None
     if type(d) is int and -ndim <= d < ndim:
         return (d + ndim if d < 0 else d,)
-    if isinstance(dims, int):
-        dims = (dims,)
+    if isinstance(dims, int) or (hasattr(dims, "__index__") and not hasattr(dims, "__len__")):
+        dims = (dims,)   # (one dim: an int, or a NumPy integer)
     out = tuple(canonical_dim(d, ndim) for d in dims)
     seen = set()
     for d in out:

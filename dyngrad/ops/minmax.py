@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .. import return_types
 from .._promotion import Promote
-from .._utils import canonical_dim
+from .._utils import canonical_dim, plain_int
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import FROM_BACKWARD
 from .pointwise import _not_implemented, maximum, minimum
@@ -136,6 +136,7 @@ def _dim_reduction_resolver(name, full, with_dim, binary):
             return binary(input, dim if other is None else other, **_kw(out=out))
         if dim is _NO_DIM and keepdim is _NO_DIM:
             return full(input, **_kw(out=out))
+        dim = plain_int(dim)
         if type(dim) is not int or (out is not None and not isinstance(out, (tuple, list))):
             args = (input,) if dim is _NO_DIM else (input, dim)
             kws = {} if keepdim is _NO_DIM else {"keepdim": keepdim}
@@ -266,6 +267,7 @@ def _arg(name):
     @defop(name, node=None, promote=Promote.NONE, variants=("function", "method", "out"),
            kernel_dtypes=True, scalars=())
     def op(xp, self, dim=None, keepdim=False):
+        dim = plain_int(dim)
         if dim is not None and type(dim) is not int:
             raise TypeError(f"{name}(): argument 'dim' (position 2) must be int, not "
                             f"{type(dim).__name__}")

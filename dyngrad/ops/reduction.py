@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .. import _dtypes as D
 from .._promotion import Promote
-from .._utils import canonical_dim, canonical_dims
+from .._utils import canonical_dim, canonical_dims, plain_int
 from ..backends import numpy_backend as _npb
 from ..autograd import grad_mode as _gm
 from ._autograd_utils import arrays_only, conj, from_array
@@ -33,7 +33,7 @@ _NO_DIM = object()   # `dim` not passed (a passed None means "all dims", other o
 
 def _dims(dim, ndim):
     """The reduced axes (canonical), or None for all of them (dim None, () or [])."""
-    if dim is None or dim == () or dim == []:
+    if dim is None or (type(dim) is tuple or type(dim) is list) and not dim:
         return None
     axes = canonical_dims(dim, max(ndim, 1))   # a 0-dim tensor takes dim 0 / -1 (checked)
     return axes if ndim else ()
@@ -445,6 +445,7 @@ _PROD_SIGNATURES = ("Tensor input, *, torch.dtype dtype = None",
 def prod(input, dim=_NO_DIM, keepdim=_NO_DIM, *, dtype=None, out=None):
     """Product of all elements, or over the single dim ``dim``; integers give int64."""
     kw = _kw(dtype, out)
+    dim = plain_int(dim)
     if dim is _NO_DIM or type(dim) is not int:
         if dim is not _NO_DIM or keepdim is not _NO_DIM:
             args = (input,) if dim is _NO_DIM else (input, dim)
@@ -456,7 +457,9 @@ def prod(input, dim=_NO_DIM, keepdim=_NO_DIM, *, dtype=None, out=None):
 
 # -- all, any, count_nonzero ---------------------------------------------------------------------
 def _logical_reduce(xp, fn, x, dim, keepdim):
-    r = fn(x, axis=_dims(dim, x.ndim), keepdims=keepdim)
+    # (an empty list of dims reduces none, where sum's reduces all: torch's all/any.dims)
+    axes = () if isinstance(dim, (tuple, list)) and not dim else _dims(dim, x.ndim)
+    r = fn(x, axis=axes, keepdims=keepdim)
     return dense(xp, xp.asarray(r, xp.uint8 if x.dtype == xp.uint8 else bool))  # (uint8 kept)
 
 

@@ -23,7 +23,7 @@ import operator
 
 from .. import _dtypes as D
 from .._promotion import Promote
-from .._utils import canonical_dim, canonical_dims, contiguous_strides, shape_str
+from .._utils import canonical_dim, canonical_dims, contiguous_strides, plain_int, shape_str
 from ..backends import numpy_backend as _npb
 from ._geometry import (  # noqa: F401  (geometry as ATen computes it; see _geometry.py)
     _memory_formats, _numel, compute_stride, expand_geometry, infer_dense_strides, infer_size,
@@ -436,6 +436,7 @@ def permute(input, *args, dims=None):
 def movedim(input, source, destination):
     """Move dims ``source`` to positions ``destination``; the others keep their order."""
     nd = input._data.ndim
+    source, destination = plain_int(source), plain_int(destination)
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     if len(src) != len(dst):

@@ -26,7 +26,7 @@ from __future__ import annotations
 from .. import _dtypes as D
 from .. import return_types
 from .._promotion import Promote
-from .._utils import canonical_dim
+from .._utils import canonical_dim, plain_int
 from ..backends import numpy_backend as _npb
 from . import _stl
 from ._geometry import infer_dense_strides, is_non_overlapping_and_dense
@@ -443,6 +443,7 @@ def _median_public(name, all_spec, dim_spec, ignore_nan):
             if out is not None:
                 raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
             return all_spec(input)
+        dim = plain_int(dim)
         if not isinstance(dim, int):
             raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
         indices = _median_indices(input, dim, keepdim, ignore_nan)

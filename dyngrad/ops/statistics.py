@@ -16,6 +16,7 @@ import math
 from ..backends import numpy_backend as _npb
 from .._promotion import Promote
 from ._autograd_utils import conj
+from .._utils import plain_int
 from ._registry import FUNCTIONS, METHODS, defop
 from ._selection import warn_at_caller as _warn
 from .reduction import (_NO_DIM, _dims, _numel, dense, invalid_arguments, reduced_axes,
@@ -205,7 +206,7 @@ def _resolver(name, spec, pair):
             any(k not in _NAMES + ("correction",) + (("out",) if has_out else ()) for k in kwargs)
         opts = {**given, **extra}
         out = opts.pop("out", None)
-        dim, unbiased = opts.get("dim", _NO_DIM), opts.get("unbiased", _NO_DIM)
+        dim, unbiased = plain_int(opts.get("dim", _NO_DIM)), opts.get("unbiased", _NO_DIM)
         correction = opts.get("correction", _NO_DIM)
         bad = bad or (unbiased is not _NO_DIM and correction is not _NO_DIM)
         if type(dim) is bool and "dim" in given:   # var(input, unbiased)
@@ -248,8 +249,9 @@ std_mean = _resolver("std_mean", _std_mean, True)
 @defop("logsumexp", node="LogsumexpBackward0", promote=Promote.INT_TO_FLOAT,
        variants=("function", "method", "out"), saves=("self", "result"), scalars=())
 def logsumexp(xp, self, dim, keepdim=False):
-    if isinstance(dim, (tuple, list)) and not dim and self.ndim:
-        # torch reduces nothing yet writes into a kept-dims output: its error, as it is
+    if isinstance(dim, (tuple, list)) and not dim and self.ndim and not keepdim:
+        # torch reduces nothing yet writes into a kept-dims output: its error, as it is (with
+        # keepdim it reduces every dim)
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
                            f"[{', '.join(['1'] * self.ndim)}]")
     axes = _dims(dim, self.ndim)
