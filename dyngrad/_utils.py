@@ -45,7 +45,8 @@ def plain_int(v):
 
 def canonical_dim(dim: int, ndim: int, wrap_scalar: bool = True) -> int:
     """Wrap a possibly negative dim into [0, ndim); IndexError with torch's text otherwise."""
-    dim = plain_int(dim)
+    if type(dim) is not int:   # (no call for the commonest dim, an int)
+        dim = plain_int(dim)
     n = ndim if ndim > 0 or not wrap_scalar else 1
     if not -n <= dim < n:
         if n == 0:
