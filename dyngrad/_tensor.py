@@ -32,6 +32,7 @@ _grad_state = _gm._state
 _INFERENCE_REQUIRES_GRAD = ("Setting requires_grad=True on inference tensor outside "
                             "InferenceMode is not allowed.")
 _new = object.__new__
+_new_size = tuple.__new__   # a Size without its check (Size.__new__), for NumPy shapes
 
 
 def channels_last_strides(shape) -> tuple:
@@ -97,11 +98,11 @@ class Tensor:
     # -- metadata ------------------------------------------------------------------------------
     @property
     def shape(self) -> Size:
-        return Size(self._data.shape)
+        return _new_size(Size, self._data.shape)   # (NumPy's shape: ints, nothing to check)
 
     def size(self, dim: int | None = None):
         if dim is None:
-            return Size(self._data.shape)
+            return _new_size(Size, self._data.shape)
         return self._data.shape[canonical_dim(dim, self._data.ndim)]
 
     def dim(self) -> int:

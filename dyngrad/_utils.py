@@ -3,30 +3,72 @@ from __future__ import annotations
 
 
 class Size(tuple):
-    """A tensor's shape; a tuple that prints as ``torch.Size([2, 3])``."""
+    """A tensor's shape; a tuple of ints that prints as ``torch.Size([2, 3])``.
+
+    Made from anything torch takes as an int (a bool, a NumPy integer, a one-element integer
+    tensor: each is stored as the int it holds); anything else is torch's TypeError. (A
+    tensor's own ``.shape`` skips the check: NumPy's shapes hold ints.)"""
 
     __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        t = tuple.__new__(cls, sizes)
+        for v in t:
+            if type(v) is not int:
+                return tuple.__new__(cls, [_size_item(i, v) for i, v in enumerate(t)])
+        return t
 
     def __repr__(self) -> str:
         return f"torch.Size({list(self)})"
 
     __str__ = __repr__
 
+    def __reduce__(self):
+        return Size, (tuple(self),)
+
     def numel(self) -> int:
         n = 1
         for s in self:
             n *= s
+        if not -(1 << 63) <= n < (1 << 63):   # (torch's int64 product wraps around)
+            n = (n + (1 << 63)) % (1 << 64) - (1 << 63)
         return n
 
     def __getitem__(self, item):
         r = tuple.__getitem__(self, item)
-        return Size(r) if isinstance(item, slice) else r
+        return tuple.__new__(Size, r) if isinstance(item, slice) else r
 
     def __add__(self, other):
-        return Size(tuple.__add__(self, tuple(other)))
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to "
+                            "torch.Size")
+        return Size(tuple.__add__(self, other))
 
     def __radd__(self, other):
-        return Size(tuple(other) + tuple(self))
+        if not isinstance(other, tuple):
+            raise TypeError(f'can only concatenate {type(other).__name__} (not "torch.Size") '
+                            f"to {type(other).__name__}")
+        return Size(other + tuple(self))
+
+    def __mul__(self, n):
+        return tuple.__new__(Size, tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
+
+def _size_item(i: int, v) -> int:
+    """Item `i` of a Size: the int `v` stands for, or torch's TypeError."""
+    if type(v) is not float and hasattr(v, "__index__"):
+        try:
+            v = v.__index__()
+        except TypeError:
+            pass
+        else:
+            if not -(1 << 63) <= v < (1 << 63):
+                raise ValueError("Overflow when unpacking long long")
+            return v
+    name = "Tensor" if type(v).__name__ == "Tensor" else type(v).__name__
+    raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{name}')")
 
 
 def shape_str(shape) -> str:

@@ -1,7 +1,8 @@
 """NumPy values where torch takes tensors and ints, against live torch: operators with an
 ndarray operand (left to NumPy, whose ufunc makes a tensor through ``__array_wrap__``; ``==``
 takes it as a tensor), NumPy ufuncs on tensors, ndarrays as indices (one entry each, masks of
-any rank), NumPy integers as dims; and the reductions over an empty list of dims."""
+any rank), NumPy integers as dims; the reductions over an empty list of dims; and what
+torch.Size takes as its items."""
 import numpy as np
 import pytest
 
@@ -85,4 +86,28 @@ def test_an_empty_list_of_dims(name, dim, keepdim):
         x = L.arange(6.0).reshape(2, 3)
         return getattr(L, name)(x > 2 if name in ("all", "any") else x, dim=dim,
                                 keepdim=keepdim)
+    same_outcome(run)
+
+
+SIZES = {
+    "0-d tensor": lambda L: L.Size([L.tensor(2)]), "ndarray": lambda L: L.Size(np.array([2, 3])),
+    "bools": lambda L: L.Size([True, False]), "NumPy int": lambda L: L.Size([np.int64(2)]),
+    "float": lambda L: L.Size([2.0]), "str": lambda L: L.Size("ab"),
+    "None": lambda L: L.Size([None]), "float tensor": lambda L: L.Size([L.tensor(2.0)]),
+    "times 2": lambda L: L.Size([2, 3]) * 2, "2 times": lambda L: 2 * L.Size([2, 3]),
+    "+ list": lambda L: L.Size([2, 3]) + [4], "+ tuple": lambda L: L.Size([2, 3]) + (4,),
+    "tuple +": lambda L: (4,) + L.Size([2, 3]), "list +": lambda L: [4] + L.Size([2, 3]),
+    "slice": lambda L: L.Size([1, 2, 3])[1:], "numel past int64": lambda L: L.Size(
+        [2 ** 40, 2 ** 40]).numel(),
+    "pickled": lambda L: __import__("pickle").loads(__import__("pickle").dumps(L.Size([1, 2]))),
+}
+
+
+@pytest.mark.parametrize("case", SIZES)
+def test_size(case):
+    """torch.Size holds ints (what torch takes as one is converted, anything else refused),
+    and its arithmetic keeps the type or refuses as torch's."""
+    def run(L):
+        r = SIZES[case](L)
+        return (type(r).__name__, r) if isinstance(r, tuple) else r
     same_outcome(run)
