@@ -391,7 +391,12 @@ def _remainder(xp, self, other):
         raise _not_implemented("remainder_cpu", dt)
     if dt.kind in "iu":
         _check_int_divisor(xp, other)
-    return xp.remainder(self, other)
+        return xp.remainder(self, other)
+    # torch's float kernel: fmod, then the divisor added where the signs differ. A zero keeps
+    # fmod's sign, the dividend's (NumPy's remainder gives it the divisor's)
+    mod = xp.fmod(self, other)
+    fix = (mod != 0) & ((xp.asarray(other) < 0) != (mod < 0))
+    return xp.where(fix, mod + other, mod) if fix.any() else mod
 
 
 @defop("remainder.Tensor", node="RemainderBackward1", inputs=("self", "other"), variants=(),
