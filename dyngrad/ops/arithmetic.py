@@ -549,12 +549,17 @@ def pow_tensor_scalar(xp, self, exponent):
             return self.copy()
     if self.dtype.kind in "iu" and not isinstance(exponent, float) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    if self.dtype.kind == "V" and (exponent == 3 or exponent == -2):
-        # torch's bfloat16 kernel for these two exponents multiplies in bfloat16, each product
-        # rounded: base * base * base, 1 / (base * base)
-        square = xp.multiply(self, self)
-        return xp.multiply(square, self) if exponent == 3 else \
-            xp.true_divide(self.dtype.type(1), square)
+    if self.dtype.kind == "V" or self.dtype.itemsize >= 4 and self.dtype.kind == "f":
+        # torch's float, double and bfloat16 kernels compute these exponents without pow, each
+        # product rounded in the tensor's dtype: base * base * base, 1 / (base * base), and
+        # (not bfloat16) 1 / sqrt(base), so that (-0.0) ** -0.5 is -inf where pow gives inf.
+        # (Its half kernel calls pow.)
+        if exponent == 3 or exponent == -2:
+            square = xp.multiply(self, self)
+            return xp.multiply(square, self) if exponent == 3 else \
+                xp.true_divide(self.dtype.type(1), square)
+        if exponent == -0.5 and self.dtype.kind == "f":
+            return xp.true_divide(self.dtype.type(1), xp.sqrt(self))
     return _pow(xp, self, exponent)
 
 
@@ -565,9 +570,9 @@ def _(ctx, grad):
         return zeros_like(grad)
     exponent = _as_double(exponent)   # torch computes with exponent.toDouble()
     if type(exponent) is float and arrays_only(grad, self) and contiguous(grad, self):
-        # Note [Array formulas]: the three ops below on the arrays (pow's kernel is xp.power)
+        # Note [Array formulas]: the three ops below on the arrays (pow's own kernel)
         g, x = grad._data, self._data
-        return from_array(g * (exponent * _npb.xp.power(x, exponent - 1)))
+        return from_array(g * (exponent * pow_tensor_scalar.kernel(_npb.xp, x, exponent - 1)))
     if grad._data.dtype.kind == "c":   # Note [Complex gradients]
         return handle_r_to_c(ctx, 0, grad * conj(exponent * self.pow(exponent - 1)))
     return grad * (exponent * self.pow(exponent - 1))
