@@ -517,6 +517,10 @@ CALLS = [
     "x.index_fill_(0, ix, 'a')",
     "x.scatter_(0, ix, 'a')",
     "x.scatter_add(0, ix, 'a')",
+    # a missing argument, in torch's words (functions and methods)
+    "t.flip(x)", "x.flip()", "x.cumsum()", "t.cumsum(x)", "t.logsumexp(x)", "x.transpose(0)",
+    "x.gather(0)", "x.index_select(0)", "t.cat()", "t.matmul(x)", "t.full((2,))",
+    "x.unsqueeze()",
 ]
 
 

@@ -19,7 +19,8 @@ exception untouched. A try block costs nothing in Python 3.11 when nothing is ra
 call that works pays nothing. Only a call made from outside dyngrad is explained (a composite
 calling an op with arguments of its own making keeps the op's own error), and the errors that
 count arguments ("takes 2 positional arguments") are left to the code that already words them
-(unless torch would find another fault first).
+(unless torch would find another fault first), but for a missing argument, which torch words
+its own way: ``flip() missing 1 required positional arguments: "dims"``.
 
 The signatures are torch's own strings (``"sum(Tensor input, int[1]? dim, bool keepdim=False,
 *, dtype? dtype=None, Tensor out=None)"``), parsed once, on the first failure that needs them.
@@ -471,6 +472,7 @@ def parse_error(name: str, args, kwargs, is_method: bool):
 
 # the errors that count arguments: worded already where they arise (tests/test_arg_count_errors)
 _COUNTING = ("positional argument", "keyword argument", "takes no arguments")
+_MISSING = "required positional arguments: \""   # torch's: missing 1 required ... "dim"
 
 
 def explain(name, args, kwargs, is_method, err, depth=2):
@@ -485,8 +487,8 @@ def explain(name, args, kwargs, is_method, err, depth=2):
     except Exception:   # noqa: BLE001  (a table or matcher fault must not hide `err`)
         return None
     if msg is None or (isinstance(err, TypeError) and any(s in str(err) for s in _COUNTING)
-                       and any(s in msg for s in _COUNTING)):
-        return None
+                       and any(s in msg for s in _COUNTING) and _MISSING not in msg):
+        return None   # (a count of arguments worded by Python, but torch's "missing" words)
     return TypeError(msg)
 
 
