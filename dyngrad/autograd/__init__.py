@@ -78,6 +78,14 @@ def _as_inputs(x, caller: str):
     return inputs
 
 
+def _checked_count(outputs, grads):
+    """`grads` (made by _make_grads, which pairs them with the outputs as zip does, so extra
+    ones are dropped, as in torch), after the engine's check that none is missing."""
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+    return grads
+
+
 def _make_grads(outputs, grads, is_grads_batched=False):
     """torch's _make_grads: default ones for scalars, shape checks for the rest."""
     new = []
@@ -172,10 +180,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     tensors = _as_tuple(tensors)
     if inputs is not None:
         inputs = _as_inputs(inputs, "backward")
+        for t in inputs:   # (torch retains each input's gradient first: retain_grad's check)
+            if not isinstance(t, graph.GradientEdge) and not t.requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     grad_tensors = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
-    if len(grad_tensors) != len(tensors):
-        raise RuntimeError(f"got {len(grad_tensors)} tensors and {len(tensors)} gradients")
-    grads = _make_grads(tensors, grad_tensors)
+    grads = _checked_count(tensors, _make_grads(tensors, grad_tensors))
     if retain_graph is None:
         retain_graph = create_graph
     _check_roots(tensors)
@@ -211,10 +220,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grad_outputs = _as_tuple(grad_outputs) if grad_outputs is not None \
         else (None,) * len(outputs)
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} "
-                           f"grad_outputs and {len(outputs)} outputs")
-    grads = _make_grads(outputs, grad_outputs, is_grads_batched)
+    grads = _checked_count(outputs, _make_grads(outputs, grad_outputs, is_grads_batched))
     if retain_graph is None:
         retain_graph = create_graph
     _check_roots(outputs)

@@ -79,6 +79,9 @@ class FunctionCtx:
 
     def set_materialize_grads(self, value: bool) -> None:
         """Whether undefined output gradients reach ``backward`` as zeros (default) or None."""
+        if type(value) is not bool:   # (torch's binding takes a bool only; its message, as is)
+            raise TypeError("set_materialize_grads received an invalid combination of arguments "
+                            "- got (), but expected (bool)")
         self.materialize_grads = value
 
 
@@ -115,13 +118,22 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         saved = self._saved
-        if saved is None:   # not recorded (no_grad): what forward asked to save, as it is
-            return tuple(self.to_save or ())
+        if saved is None:   # in forward, or not recorded (no_grad): nothing saved yet, as torch
+            return ()
         return tuple([None if s is None else s.unpack(self) for s in saved])
 
     @property
     def saved_variables(self) -> tuple:
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
         return self.saved_tensors
+
+    @property
+    def _raw_saved_tensors(self) -> tuple:
+        """The SavedTensor boxes of what forward saved (register_hooks works on them)."""
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        return () if self._saved is None else self._saved
 
     # -- the engine's interface ----------------------------------------------------------------
     def input_metadata(self, i):
@@ -298,6 +310,7 @@ def _apply(cls, args, kwargs, new_style):
         _fw_state.active = forward_ad
     is_tuple = isinstance(outputs, tuple)
     outs = list(outputs) if is_tuple else [outputs]
+    _check_marked(ctx)
     if not executable:
         _alias_outputs(ctx, tensor_args, outs)
         if forward_ad:
@@ -311,6 +324,16 @@ def _apply(cls, args, kwargs, new_style):
     if forward_ad:
         _fwad.function_jvp(cls, ctx, args, outs)
     return tuple(outs) if is_tuple else outs[0]
+
+
+def _check_marked(ctx) -> None:
+    """What mark_dirty / mark_non_differentiable were given must be tensors (torch's messages,
+    which end where the argument's position would be printed)."""
+    Tensor = _tensor_cls()
+    if any(not isinstance(t, Tensor) for t in ctx.dirty_tensors or ()):
+        raise RuntimeError("mark_dirty can only accept variables, but argument ")
+    if any(not isinstance(t, Tensor) for t in ctx.non_differentiable or ()):
+        raise RuntimeError("mark_non_differentiable only accepts variable arguments, but got ")
 
 
 def _alias_outputs(ctx, tensor_args, outs) -> None:

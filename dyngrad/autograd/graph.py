@@ -212,7 +212,17 @@ def get_gradient_edge(tensor) -> GradientEdge:
 def increment_version(tensor) -> None:
     """Bump the version counter of a tensor, or of each tensor of an iterable (torch's)."""
     from .._tensor import Tensor
-    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+    if isinstance(tensor, Tensor):
+        tensors = (tensor,)
+    else:
+        try:
+            tensors = tuple(tensor)
+        except TypeError:
+            raise RuntimeError("increment_version expect a Iterable[Tensor] as input") from None
+        if not all(isinstance(t, Tensor) for t in tensors):
+            raise RuntimeError("increment_version expects each element of the iterable to be "
+                               "a tensor")
+    for t in tensors:
         if not t._is_inference:
             t._bump_version()
 
@@ -277,6 +287,8 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all") -> RemovableHand
     lock = threading.Lock()
     if mode == "all":
         nodes = [gradient_edge(t)[0] for t in tensors]
+        if any(n is None for n in nodes):   # (torch's check, before any hook is registered)
+            raise AssertionError("Expected gradient function to be set")
         count, expected, buffers = {}, {}, {}
 
         def make_hook(i):
