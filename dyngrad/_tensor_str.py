@@ -318,7 +318,8 @@ def _str(self, *, tensor_contents=None) -> str:
     elif self.requires_grad:
         suffixes.append("requires_grad=True")
     if self._fw_grad is not None:   # a dual tensor (autograd/forward_ad.py)
-        suffixes.append(f"tangent={self._fw_grad!r}")
+        # (formatted, not repr'd, as torch's f-string: a 0-dim tangent prints as its number)
+        suffixes.append(f"tangent={self._fw_grad}")
 
     text = _add_suffixes(prefix + tensor_str, suffixes, indent, force_newline=False)
     if parameter is not None and isinstance(self, parameter) and not is_plain_tensor:

@@ -477,3 +477,17 @@ def test_operators_and_methods_carry_tangents_inside_a_level():
         print(fwAD.unpack_dual(x * y).tangent)
     assert_prints_like_torch(ex)
     assert _dispatch._fast_off is False   # the level is gone: the fast paths serve again
+
+
+def test_dual_tensor_reprs():
+    """A dual tensor prints its tangent as torch's f-string does: a 0-dim one as its number."""
+    def ex(torch):
+        fwAD = torch.autograd.forward_ad
+        with fwAD.dual_level():
+            for p, t in [(torch.tensor(2.0), torch.tensor(1.0)),
+                         (torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])),
+                         (torch.tensor(2.0, dtype=torch.float64),
+                          torch.tensor(1.5, dtype=torch.float64))]:
+                d = fwAD.make_dual(p, t)
+                print(repr(d), repr(d * 2))
+    assert_prints_like_torch(ex)
