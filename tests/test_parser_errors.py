@@ -521,6 +521,11 @@ CALLS = [
     "t.flip(x)", "x.flip()", "x.cumsum()", "t.cumsum(x)", "t.logsumexp(x)", "x.transpose(0)",
     "x.gather(0)", "x.index_select(0)", "t.cat()", "t.matmul(x)", "t.full((2,))",
     "x.unsqueeze()",
+    # overloads dyngrad's functions used to take beyond torch's
+    "x.sum(keepdim=True)", "t.sum(x, keepdim=True)", "x.mean(keepdim=True)",
+    "t.logsumexp(x, dim=None)", "x.logsumexp(None)", "x.mode(dim=None)", "t.aminmax(x, dim=())",
+    "t.count_nonzero(x, 0, True)", "t.count_nonzero(x, 0, keepdim=True)",
+    "x.median(keepdim=True)", "x.median(keepdim=False)", "t.nanmedian(x, keepdim=True)",
 ]
 
 

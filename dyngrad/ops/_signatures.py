@@ -140,6 +140,11 @@ SIGNATURES = {
             "min(Tensor input, Tensor other, *, Tensor out=None)",
             "min(Tensor input, int dim, bool keepdim=False, *, Tensor[] out=None)"),
     "argmax": ("argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)",),
+    "mode": ("mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[] out=None)",),
+    "aminmax": ("aminmax(Tensor input, *, int? dim=None, bool keepdim=False, "
+                "Tensor[] out=None)",),
+    "count_nonzero": ("count_nonzero(Tensor input, int? dim=None)",
+                      "count_nonzero(Tensor input, int[] dim)"),
     "argmin": ("argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)",),
     "amax": ("amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)",),
     "amin": ("amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)",),

@@ -211,8 +211,8 @@ def sum(input, dim=_NO_DIM, keepdim=False, *, dtype=None, out=None):
         return sum_all(input)
     kw = _kw(dtype, out)
     if dim is _NO_DIM:
-        if keepdim:
-            return sum_dim(input, None, True, **kw)
+        if keepdim is not False:   # (no overload takes keepdim without dim: the parser words it)
+            raise TypeError("sum(): keepdim without dim")
         return sum_all(input, **kw)
     return sum_dim(input, dim, keepdim, **kw)
 
@@ -279,8 +279,8 @@ def mean(input, dim=_NO_DIM, keepdim=False, *, dtype=None, out=None):
     """Mean of all elements, or over ``dim``; floating and complex inputs only (as torch)."""
     kw = _kw(dtype, out)
     if dim is _NO_DIM:
-        if keepdim:
-            return mean_dim(input, None, True, **kw)
+        if keepdim is not False:   # (no overload takes keepdim without dim: the parser words it)
+            raise TypeError("mean(): keepdim without dim")
         return mean_all(input, **kw)
     return mean_dim(input, dim, keepdim, **kw)
 

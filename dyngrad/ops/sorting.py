@@ -437,15 +437,17 @@ def _median_out_check(dtype):
 
 
 def _median_public(name, all_spec, dim_spec, ignore_nan):
-    def fn(input, dim=_UNSET, keepdim=False, *, out=None):
+    def fn(input, dim=_UNSET, keepdim=_UNSET, *, out=None):
         _require_tensor(name, input)
         if dim is _UNSET:
-            if out is not None:
+            if out is not None or keepdim is not _UNSET:   # (the overload that takes them)
                 raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
             return all_spec(input)
         dim = plain_int(dim)
         if not isinstance(dim, int):
             raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+        if keepdim is _UNSET:
+            keepdim = False
         indices = _median_indices(input, dim, keepdim, ignore_nan)
         values = dim_spec(input, indices, dim, keepdim)
         if out is not None:

@@ -249,6 +249,8 @@ std_mean = _resolver("std_mean", _std_mean, True)
 @defop("logsumexp", node="LogsumexpBackward0", promote=Promote.INT_TO_FLOAT,
        variants=("function", "method", "out"), saves=("self", "result"), scalars=())
 def logsumexp(xp, self, dim, keepdim=False):
+    if dim is None:   # (torch's parser takes no None here: it words the error)
+        raise TypeError("logsumexp(): dim None")
     if isinstance(dim, (tuple, list)) and not dim and self.ndim and not keepdim:
         # torch reduces nothing yet writes into a kept-dims output: its error, as it is (with
         # keepdim it reduces every dim)
