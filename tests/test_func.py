@@ -285,3 +285,37 @@ def test_pytree_matches_torch():
         tp.tree_unflatten([x * 10 if x else x for x in tleaves], tspec)
     simple = (1, [2, 3], {"k": 4})
     assert repr(_pytree.tree_flatten(simple)[1]) == repr(tp.tree_flatten(simple)[1])
+
+
+def _old_style(L):
+    class F(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    return F
+
+
+FUNCTION_UNDER_TRANSFORMS = {
+    "vmap": lambda L, F: L.vmap(F.apply)(L.ones(3, 2)),
+    "grad": lambda L, F: L.func.grad(lambda a: F.apply(a).sum())(L.ones(2)),
+    "jacrev": lambda L, F: L.func.jacrev(F.apply)(L.ones(2)),
+    "jacfwd": lambda L, F: L.func.jacfwd(F.apply)(L.ones(2)),
+    "vjp": lambda L, F: L.func.vjp(F.apply, L.ones(2))[0],
+    "jvp": lambda L, F: L.func.jvp(F.apply, (L.ones(2),), (L.ones(2),)),
+    "after a transform": lambda L, F: (L.func.grad(lambda a: a.sum())(L.ones(2)),
+                                       F.apply(L.ones(2, requires_grad=True))),
+    "autograd.functional": lambda L, F: L.autograd.functional.jacobian(F.apply, L.ones(2)),
+}
+
+
+@pytest.mark.parametrize("case", FUNCTION_UNDER_TRANSFORMS)
+def test_function_without_setup_context_under_transforms(case):
+    """A custom Function without setup_context is refused inside torch.func's transforms (torch's
+    error), and works outside them."""
+    from compare import same_outcome
+    # (torch's first jacfwd in a process warns of torch.jit.script, from its own internals)
+    same_outcome(lambda L: FUNCTION_UNDER_TRANSFORMS[case](L, _old_style(L)), warns=False)

@@ -269,6 +269,11 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     def apply(cls, *args, **kwargs):
         """Run ``forward`` and record the node when grad mode is on and an input needs grad."""
         new_style = _is_setup_context_defined(cls.setup_context)
+        if not new_style and _transform_active():
+            raise RuntimeError(
+                "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+                "jacrev, ...), it must override the setup_context staticmethod. For more "
+                "details, please see https://pytorch.org/docs/main/notes/extending.func.html")
         if new_style:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
@@ -277,6 +282,12 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             bound = inspect.signature(cls.forward).bind(None, *args, **kwargs)
             args, kwargs = bound.args[1:], {}
         return _apply(cls, args, kwargs, new_style)
+
+
+def _transform_active() -> bool:
+    """Whether a torch.func transform is running its function (func/_levels.py)."""
+    from ..func import _levels
+    return _levels.active()
 
 
 def _is_setup_context_defined(fn) -> bool:

@@ -24,9 +24,30 @@ are at least the level's start), so its cost is that of the level's own graph.
 """
 from __future__ import annotations
 
+import threading
+
 from .. import _tensor
 from ..autograd import forward_ad as fwAD
 from ..autograd.graph import AccumulateGrad, _next_sequence_nr
+
+
+_inside = threading.local()   # .depth: how many transforms this thread is running a function in
+
+
+def call(func, *args, **kwargs):
+    """``func(*args, **kwargs)`` run by a transform (grad, vjp, jvp, jacrev, jacfwd, vmap): a
+    custom Function applied meanwhile must have a ``setup_context``, as torch requires."""
+    depth = getattr(_inside, "depth", 0)
+    _inside.depth = depth + 1
+    try:
+        return func(*args, **kwargs)
+    finally:
+        _inside.depth = depth
+
+
+def active() -> bool:
+    """Whether a transform is running a function in this thread (see ``call``)."""
+    return getattr(_inside, "depth", 0) > 0
 
 
 def level_start() -> int:

@@ -95,7 +95,7 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
         with enable_grad():
             positions = _wrap_argnums(argnums, len(args))
             diff_args = tree_map(lambda x: _levels.lift(x, lifted), _select(args, positions))
-            output = func(*_replace(args, positions, diff_args), **kwargs)
+            output = _levels.call(func, *_replace(args, positions, diff_args), **kwargs)
             output, aux = _split_aux(output, has_aux, api)
             if not _is_tensor(output):
                 raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got "
@@ -154,7 +154,7 @@ def vjp(func, *primals, has_aux: bool = False):
     lifted: set = set()
     with enable_grad():
         diff = tree_map(lambda x: _levels.lift(x, lifted), primals)
-        output = func(*diff)
+        output = _levels.call(func, *diff)
         output, aux = _split_aux(output, has_aux, "vjp(f, *primals)")
         flat_out, out_spec = tree_flatten(output)
         _only_tensors(flat_out, "vjp(f, *primals): expected f(*primals) to return only tensors")
@@ -213,7 +213,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
         return _jvp_by_double_vjp(func, flat_p, p_spec, flat_t, has_aux)
     with fwAD.dual_level():
         duals = [fwAD.make_dual(p, t) for p, t in zip(flat_p, flat_t)]
-        output = func(*tree_unflatten(duals, p_spec))
+        output = _levels.call(func, *tree_unflatten(duals, p_spec))
         output, aux = _split_aux(output, has_aux, _JVP)
         flat_out, out_spec = tree_flatten(output)
         primal_outs, tangent_outs = [], []
@@ -243,7 +243,7 @@ def _jvp_by_double_vjp(func, flat_p, p_spec, flat_t, has_aux):
     lifted: set = set()
     with enable_grad():
         diff = [_levels.lift(p, lifted) for p in flat_p]
-        output = func(*tree_unflatten(diff, p_spec))
+        output = _levels.call(func, *tree_unflatten(diff, p_spec))
         output, aux = _split_aux(output, has_aux, _JVP)
         flat_out, out_spec = tree_flatten(output)
         for o in flat_out:
@@ -266,7 +266,7 @@ def _jvp_by_double_vjp(func, flat_p, p_spec, flat_t, has_aux):
 def linearize(func, *primals):
     """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is ``jvp(func, primals,
     tangents)[1]`` (evaluated anew for each call)."""
-    output = func(*primals)
+    output = _levels.call(func, *primals)
 
     def jvp_fn(*tangents):
         return jvp(func, primals, tangents)[1]
@@ -313,7 +313,7 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None,
         lifted: set = set()
         with enable_grad():
             diff = tree_map(lambda x: _levels.lift(x, lifted), _select(args, positions))
-            output = func(*_replace(args, positions, diff), **kwargs)
+            output = _levels.call(func, *_replace(args, positions, diff), **kwargs)
             output, aux = _split_aux(output, has_aux, "jacrev(f, ...)(*args)")
             flat_out, out_spec = tree_flatten(output)
             flat_in, in_spec = tree_flatten(diff)
@@ -355,7 +355,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
 
         def at(*flat):
             new = tree_unflatten(list(flat), in_spec)
-            return func(*_replace(args, positions, new), **kwargs)
+            return _levels.call(func, *_replace(args, positions, new), **kwargs)
 
         from ..ops.creation import zeros_like
         columns = []   # per input: a list (per element) of flat outputs' tangents

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 
 from .. import _tensor
+from . import _levels
 from ..ops import random as _random
 from ..utils._pytree import broadcast_prefix, tree_flatten, tree_unflatten
 
@@ -155,7 +156,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
                 sample = _sample_of(flat_args, dims, i) if size else [
                     x if d is None else x.select(d, 0) if x.shape[d] else _empty_sample(x, d)
                     for x, d in zip(flat_args, dims)]
-                results.append(func(*tree_unflatten(sample, args_spec), **kwargs))
+                results.append(_levels.call(func, *tree_unflatten(sample, args_spec), **kwargs))
         return _stack_outputs(func, out_dims, results, size)
 
     return wrapped
