@@ -658,7 +658,7 @@ def install_methods(methods: dict) -> None:
     for name, fn in methods.items():
         if name in Tensor.__dict__:
             continue  # a hand-written definition above wins
-        setattr(Tensor, name, _as_method(fn, name))
+        setattr(Tensor, name, _as_method(_arg_parser.public_qualname(fn, name), name))
 
 
 def _unary_fast_path(spec):
@@ -672,7 +672,8 @@ _POSITION = re.compile(r"(\w+)\(\): argument '(\w+)' \(position (\d+)\)")
 
 
 _EXTRA_ARGS = re.compile(r"(\w+)\(\) takes (?:from (\d+) to )?(\d+) positional arguments? but "
-                         r"(\d+) (?:was|were) given$")
+                         r"(\d+) (?:positional arguments? \(and \d+ keyword-only arguments?\) )?"
+                         r"(?:was|were) given$")
 
 
 def _method_extra_args(err: TypeError, base: str, name, signature) -> TypeError:
@@ -818,7 +819,7 @@ def _as_method(fn, name):
                     raise err from None
                 if isinstance(e, TypeError) and e.__traceback__.tb_next is None:
                     # (from binding fn's own arguments)
-                    raise _method_extra_args(e, getattr(fn, "__name__", name), name,
+                    raise _method_extra_args(e, getattr(fn, "__qualname__", name), name,
                                              _signature(fn)) from None
                 raise
     method.__name__ = method.__qualname__ = name

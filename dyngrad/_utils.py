@@ -85,6 +85,16 @@ def plain_int(v):
     return v
 
 
+def dims_spelled_out(name: str, args) -> tuple:
+    """The dims of ``x.squeeze(0, 1)``: torch's parser takes a method's only int-list argument
+    spelled out as separate ints. Anything else there is a TypeError, which the method's
+    wrapper rewords as torch's parser does (Note [Parser errors] in ops/_arg_parser.py)."""
+    for a in args:
+        if type(a) is bool or not hasattr(a, "__index__"):
+            raise TypeError(f"{name}(): dims must be ints, got {type(a).__name__}")
+    return tuple(a.__index__() for a in args)
+
+
 def canonical_dim(dim: int, ndim: int, wrap_scalar: bool = True) -> int:
     """Wrap a possibly negative dim into [0, ndim); IndexError with torch's text otherwise."""
     if type(dim) is not int:   # (no call for the commonest dim, an int)

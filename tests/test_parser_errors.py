@@ -27,6 +27,9 @@ def _run(expr, lib):
 
 
 CALLS = [
+    't.tensor()',
+    't.tensor([1], t.float)',
+    't.tensor([1], 2, 3)',
     'x.cumsum(x)',
     "x.cumsum('a')",
     'x.cumsum(1.5)',

@@ -38,6 +38,7 @@ arguments are listed in the order given (torch lists several in its hash map's o
 from __future__ import annotations
 
 import functools
+import types
 import sys
 
 from ..backends.numpy_backend import xp
@@ -291,6 +292,8 @@ def _parse(sig: Signature, args, kwargs, raise_=False):
             pos += 1
         elif present:
             remaining -= 1
+    if pos < len(args):   # (an int list spelled out must start with an int: permute([1], 0))
+        return _extra_args(sig, len(args)) if raise_ else False
     if remaining > 0:
         return _extra_kwargs(sig, kwargs, len(args)) if raise_ else False
     if unpack:
@@ -475,10 +478,12 @@ _COUNTING = ("positional argument", "keyword argument", "takes no arguments")
 _MISSING = "required positional arguments: \""   # torch's: missing 1 required ... "dim"
 
 
-def explain(name, args, kwargs, is_method, err, depth=2):
+def explain(name, args, kwargs, is_method, err, depth=2, binding=False):
     """torch's TypeError for a call that failed with `err`, made from outside dyngrad; None
     to let `err` stand (the call's arguments suit an overload, or the call came from dyngrad's
-    own code: the frame `depth` levels up)."""
+    own code: the frame `depth` levels up). `binding`: `err` is Python's, from binding the
+    arguments of a function whose parameters stand for torch's overloads (``median(input,
+    dim=, keepdim=)``), so its counts are not torch's either."""
     caller = sys._getframe(depth).f_globals.get("__name__", "")
     if caller == "dyngrad" or caller.startswith("dyngrad."):
         return None
@@ -486,7 +491,8 @@ def explain(name, args, kwargs, is_method, err, depth=2):
         msg = parse_error(name, args, kwargs, is_method)
     except Exception:   # noqa: BLE001  (a table or matcher fault must not hide `err`)
         return None
-    if msg is None or (isinstance(err, TypeError) and any(s in str(err) for s in _COUNTING)
+    if msg is None or (not binding and isinstance(err, TypeError)
+                       and any(s in str(err) for s in _COUNTING)
                        and any(s in msg for s in _COUNTING) and _MISSING not in msg):
         return None   # (a count of arguments worded by Python, but torch's "missing" words)
     return TypeError(msg)
@@ -511,7 +517,8 @@ def explaining(fn, name: str, is_method: bool = False):
             try:
                 return fn(*args, **kwargs)
             except Exception as e:
-                err = explain(name, args, kwargs, False, e)
+                err = explain(name, args, kwargs, False, e,
+                              binding=e.__traceback__.tb_next is None)
                 if err is None:
                     raise
                 raise err from None
@@ -520,10 +527,18 @@ def explaining(fn, name: str, is_method: bool = False):
     return entry
 
 
+def public_qualname(fn, name: str):
+    """`fn`, named `name` in Python's own errors (``median() takes ...``, not
+    ``_median_public.<locals>.fn() takes ...``) where a factory made it as a local function.
+    (Python words a call's binding errors with the function's ``__qualname__``.)"""
+    if type(fn) is types.FunctionType and "<locals>" in fn.__qualname__:
+        fn.__qualname__ = name
+    return fn
+
+
 def published(functions: dict) -> dict:
     """`functions` (public name -> function) with the plain Python functions that the table
     holds wrapped by ``explaining``; OpSpecs explain their failures in ``call`` already."""
     from ._signatures import SIGNATURES
-    import types
-    return {k: explaining(v, k) if type(v) is types.FunctionType and k in SIGNATURES else v
-            for k, v in functions.items()}
+    return {k: explaining(v, k) if type(public_qualname(v, k)) is types.FunctionType
+            and k in SIGNATURES else v for k, v in functions.items()}

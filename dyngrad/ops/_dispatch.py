@@ -807,12 +807,27 @@ def extra_args(name, min_args, max_positional, given) -> TypeError:
                      f"{'was' if given == 1 else 'were'} given")
 
 
+def _check_flags(spec, args, kwargs):
+    """A flag argument (keepdim, sorted...) must be a bool, as torch's parser checks: 1 or a
+    NumPy bool is refused. The TypeError is reworded as torch's parser's by ``call`` or the
+    method (Note [Parser errors] in _arg_parser.py)."""
+    for i, name in spec.bool_args:
+        at = i is not None and i < len(args)
+        v = args[i] if at else kwargs.get(name, False)
+        if type(v) is not bool:
+            where = f" (position {i + 1})" if at else ""
+            raise TypeError(f"{spec.base}(): argument '{name}'{where} must be bool, not "
+                            f"{type(v).__name__}")
+
+
 def _run_general(spec, args, kwargs, inplace_target, inplace=False):
     """The general dispatch path: keywords, scalars, mixed dtypes, lists, out= and in-place."""
     if spec.view:
         return _run_view(spec, args, kwargs)
     if spec.max_positional is not None and len(args) > spec.max_positional:
         raise extra_args(spec.base, spec.min_args, spec.max_positional, len(args))
+    if spec.bool_args:
+        _check_flags(spec, args, kwargs)
     out = None
     if kwargs:
         if "out" in kwargs:

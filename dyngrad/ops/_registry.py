@@ -58,7 +58,8 @@ class OpSpec:
                  "save_when", "save_plan", "link_requiring_only", "saved_outputs",
                  "kernel_dtypes", "jvp_fn", "ufunc", "layout_reversed", "array_view",
                  "wraps_scalars", "fast_path", "one_input_plain", "complex_autograd",
-                 "max_positional", "min_args", "non_differentiable", "checked_scalars")
+                 "max_positional", "min_args", "non_differentiable", "checked_scalars",
+                 "bool_args")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False, outputs=(),
@@ -121,6 +122,11 @@ class OpSpec:
             else len(positional)
         self.min_args = sum(1 for p in params if p.default is p.empty
                             and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+        # the flags (keepdim, sorted, ceil_mode...: parameters defaulting to a bool), which
+        # torch's parser takes as bools only: (position or None for a keyword-only one, name)
+        self.bool_args = () if view else tuple(
+            (None if p.kind is p.KEYWORD_ONLY else i, p.name) for i, p in enumerate(params)
+            if type(p.default) is bool)
         self._bind_plan = None
         self.writes_into = "_into" in self.signature.parameters
         # the node (ctx) reads the op's other arguments by name: positions after the inputs

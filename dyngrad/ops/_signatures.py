@@ -143,6 +143,14 @@ SIGNATURES = {
     "mode": ("mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[] out=None)",),
     "aminmax": ("aminmax(Tensor input, *, int? dim=None, bool keepdim=False, "
                 "Tensor[] out=None)",),
+    "median": ("median(Tensor input)",
+               "median(Tensor input, int dim, bool keepdim=False, *, Tensor[] out=None)"),
+    "nanmedian": ("nanmedian(Tensor input)",
+                  "nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[] out=None)"),
+    "nansum": ("nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, dtype? dtype=None, "
+               "Tensor out=None)",),
+    "nanmean": ("nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, "
+                "dtype? dtype=None, Tensor out=None)",),
     "count_nonzero": ("count_nonzero(Tensor input, int? dim=None)",
                       "count_nonzero(Tensor input, int[] dim)"),
     "argmin": ("argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)",),
@@ -170,6 +178,8 @@ SIGNATURES = {
             "any(Tensor input, int dim, bool keepdim=False, *, Tensor out=None)"),
     "softmax": ("softmax(Tensor input, int dim, dtype? dtype=None)",),
     "log_softmax": ("log_softmax(Tensor input, int dim, dtype? dtype=None)",),
+    "kthvalue": ("kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, "
+                 "Tensor[] out=None)",),
     "topk": ("topk(Tensor input, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, "
              "Tensor[] out=None)",),
     "sort": ("sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, "

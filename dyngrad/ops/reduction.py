@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .. import _dtypes as D
 from .._promotion import Promote
-from .._utils import canonical_dim, canonical_dims, plain_int
+from .._utils import canonical_dim, canonical_dims, dims_spelled_out, plain_int
 from ..backends import numpy_backend as _npb
 from ..autograd import grad_mode as _gm
 from ._autograd_utils import arrays_only, conj, from_array
@@ -516,6 +516,13 @@ def count_nonzero(input, dim=None):
     return _count_nonzero_int(input, dim)
 
 
+def _count_nonzero_method(self, *args, **kwargs):
+    if len(args) > 1 and not kwargs:   # x.count_nonzero(0, 1), as x.squeeze(0, 1)
+        return count_nonzero(self, dims_spelled_out("count_nonzero", args))
+    return count_nonzero(self, *args, **kwargs)
+
+
 for _name, _fn in (("sum", sum), ("mean", mean), ("prod", prod), ("nanmean", nanmean),
                    ("count_nonzero", count_nonzero)):
     FUNCTIONS[_name] = METHODS[_name] = _fn
+METHODS["count_nonzero"] = _count_nonzero_method

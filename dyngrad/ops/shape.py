@@ -23,7 +23,8 @@ import operator
 
 from .. import _dtypes as D
 from .._promotion import Promote
-from .._utils import canonical_dim, canonical_dims, contiguous_strides, plain_int, shape_str
+from .._utils import (canonical_dim, canonical_dims, contiguous_strides, dims_spelled_out,
+                      plain_int, shape_str)
 from ..backends import numpy_backend as _npb
 from ._geometry import (  # noqa: F401  (geometry as ATen computes it; see _geometry.py)
     _memory_formats, _numel, compute_stride, expand_geometry, infer_dense_strides, infer_size,
@@ -604,6 +605,17 @@ def squeeze(input, dim=None):
     return _squeeze_dim(input, dim)
 
 
+def _squeeze_method(self, *args, **kwargs):
+    if len(args) > 1:
+        if kwargs:
+            raise TypeError(f"squeeze() got {len(args)} dims and keyword arguments")
+        return squeeze(self, dims_spelled_out("squeeze", args))
+    return squeeze(self, *args, **kwargs)
+
+
+_squeeze_method.__name__ = _squeeze_method.__qualname__ = "squeeze"
+
+
 @defop("unsqueeze", node="UnsqueezeBackward0", view=True, variants=())
 def _unsqueeze(geom, dim):
     shape, stride, offset = geom
@@ -709,6 +721,7 @@ FUNCTIONS["moveaxis"] = METHODS["moveaxis"] = movedim
 for _fn in _METHOD_ONLY:
     METHODS[_fn.__name__] = _fn
 METHODS["ravel"] = _ravel_method
+METHODS["squeeze"] = _squeeze_method   # (also x.squeeze(0, 1))
 METHODS["t"] = _t    # the OpSpec itself: Tensor.t() is on every linear layer's path
 
 # the backward primitives, and the view ops that live in files of their own

@@ -13,6 +13,7 @@ from ._record import _record
 from ._registry import METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, restride_tangent
 from ..autograd.views import check_inplace_view
+from .._utils import dims_spelled_out
 from .shape import (_as_strided, _as_strided_args, _int_tuple, _squeeze_all, _squeeze_dim,
                     _squeeze_dims, _t, _t_geom, _transpose, _unsqueeze)
 
@@ -89,7 +90,9 @@ def t_(self):
     return _restride_(self, _t_inplace)
 
 
-def squeeze_(self, dim=None):
+def squeeze_(self, dim=None, *more):
+    if more:   # x.squeeze_(0, 1), as x.squeeze(0, 1)
+        dim = dims_spelled_out("squeeze_", (dim,) + more)
     if dim is None:
         return _restride_(self, _squeeze_all_inplace)
     if isinstance(dim, (tuple, list)):

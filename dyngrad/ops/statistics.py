@@ -208,7 +208,8 @@ def _resolver(name, spec, pair):
         out = opts.pop("out", None)
         dim, unbiased = plain_int(opts.get("dim", _NO_DIM)), opts.get("unbiased", _NO_DIM)
         correction = opts.get("correction", _NO_DIM)
-        bad = bad or (unbiased is not _NO_DIM and correction is not _NO_DIM)
+        bad = bad or (unbiased is not _NO_DIM and correction is not _NO_DIM) or (
+            unbiased is not _NO_DIM and type(unbiased) is not bool)   # (var(x, 0, 1))
         if type(dim) is bool and "dim" in given:   # var(input, unbiased)
             bad = bad or len(opts) > 1
             dim, unbiased = _NO_DIM, dim

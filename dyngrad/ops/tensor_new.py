@@ -63,6 +63,7 @@ def _compute_sizes(data) -> list:
 
 
 _PY_NUMBERS = frozenset((bool, int, float, complex))
+_NO_DATA = object()   # tensor() without data: torch's parser words the missing argument
 _PY_SEQ = frozenset((list, tuple))
 
 
@@ -279,7 +280,7 @@ def _element_strides(arr) -> tuple:
     return tuple(s // arr.itemsize for s in arr.strides)
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False,
+def tensor(data=_NO_DATA, *extra, dtype=None, device=None, requires_grad=False, pin_memory=False,
            _api="torch.tensor"):
     """A new leaf holding a copy of `data` (nested sequences, numbers, arrays or a tensor).
 
@@ -293,6 +294,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         tensor([[1.0000, 2.0000],
                 [3.0000, 4.5000]])
     """
+    if data is _NO_DATA or extra:   # (torch's parser's words for a missing or extra argument)
+        raise TypeError(f"tensor() takes 1 positional argument but {1 + len(extra)} were given"
+                        if extra else 'tensor() missing 1 required positional arguments: "data"')
     Tensor = _tensor_cls()
     dtype = dtype_arg(dtype, "tensor")
     if isinstance(data, Tensor):
