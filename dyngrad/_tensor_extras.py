@@ -56,7 +56,7 @@ def resize_as_(self, the_template, memory_format=None):
     if not isinstance(the_template, Tensor):
         raise TypeError("resize_as_(): argument 'the_template' (position 1) must be Tensor, "
                         f"not {type(the_template).__name__}")
-    return self.resize_(*the_template.shape, memory_format=memory_format)
+    return self.resize_(tuple(the_template.shape), memory_format=memory_format)
 
 
 class Resize(Function):

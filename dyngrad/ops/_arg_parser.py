@@ -38,8 +38,8 @@ arguments are listed in the order given (torch lists several in its hash map's o
 from __future__ import annotations
 
 import functools
-import types
 import sys
+import types
 
 from ..backends.numpy_backend import xp
 

@@ -210,6 +210,12 @@ def convolution_backward(xp, grad_output, input, weight, bias_sizes, stride, pad
         if transposed:
             gi = _cn.conv_forward(grad_output, weight, stride, padding, padding, dilation, groups,
                                   cl)
+            # an output_padding of a stride or more (possible with a larger dilation) leaves
+            # trailing output positions that no input position reaches: the convolution over
+            # them runs past the input's size, and those rows are not the input's
+            if gi.shape[2:] != input.shape[2:]:
+                inside = (slice(None),) * 2 + tuple(slice(0, n) for n in input.shape[2:])
+                gi = _cn.channels_last_if(xp.ascontiguousarray(gi[inside]), cl)
         else:
             gi = _cn.conv_input_grad(grad_output, weight, input.shape[2:], stride, padding,
                                      dilation, groups, cl)

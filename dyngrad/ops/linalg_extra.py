@@ -158,7 +158,7 @@ def cond(A, p=None, *, out=None):
             raise RuntimeError(f"linalg.cond got an invalid norm type: {_ord_text(p)}")
     if A.numel() == 0:
         real = D.from_np(A._data.real.dtype) if A.is_complex() else A.dtype
-        return write_out(_f("zeros")(*A.shape[:-2], dtype=real), out, op="linalg_cond")
+        return write_out(_f("zeros")(tuple(A.shape[:-2]), dtype=real), out, op="linalg_cond")
     if p is None or p in (2, -2):
         s = _f("linalg.svdvals")(A)
         s_max, s_min = s.narrow(-1, 0, 1), s.narrow(-1, -1, 1)
@@ -223,7 +223,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
         raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:])"
                            f" == prod(self.shape[:other.ndim]), but got {n} != {m}")
     result = solve(A.reshape(n, n), B.flatten())
-    return write_out(result.reshape(*result_shape), out, op="_linalg_solve_ex")
+    return write_out(result.reshape(tuple(result_shape)), out, op="_linalg_solve_ex")
 
 
 FUNCTIONS["linalg.tensorinv"] = tensorinv

@@ -625,7 +625,7 @@ def matrix_rank(A, tol=None, hermitian: bool = False, *, atol=None, rtol=None, o
     with _gm.no_grad():
         S = eigvalsh(A).abs() if hermitian else svdvals(A)
         if S.shape[-1] == 0:
-            return write_out(_f("zeros")(*S.shape[:-1], dtype=D.int64), out)
+            return write_out(_f("zeros")(tuple(S.shape[:-1]), dtype=D.int64), out)
         largest = S.amax(-1, keepdim=True)
         threshold = _f("maximum")(_f("full_like")(largest, atol) if not hasattr(atol, "_data")
                                   else atol.unsqueeze(-1), rtol * largest)

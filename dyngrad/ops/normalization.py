@@ -153,7 +153,19 @@ native_batch_norm.jvp(FROM_BACKWARD)
 def batch_norm(input, weight=None, bias=None, running_mean=None, running_var=None,
                training=False, momentum=0.1, eps=1e-5, cudnn_enabled=True):
     """torch.batch_norm: checks the parameter sizes in torch's order (the running statistics,
-    which evaluation needs, then the affine parameters), then ``native_batch_norm``."""
+    which evaluation needs, then the affine parameters), then ``native_batch_norm``.
+
+    An empty input comes back as a copy, scaled by the first weight and shifted by the first
+    bias, before any check and with the running statistics untouched (torch's
+    _batch_norm_impl_index: a clone rather than a view or a new empty tensor, so that the
+    gradient chain holds; an empty batch would otherwise turn the statistics into NaN)."""
+    if input.numel() == 0:
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
     c = input.shape[1] if input.dim() > 1 else 1
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
@@ -277,9 +289,15 @@ def _(ctx, grad, *_):
     xhat, rstd = _stats(input, dims, ctx.eps)
     need = ctx.needs_input_grad
     gx = _normalised_grad(grad, xhat, rstd, weight, dims) if need[0] else None
-    gw = (grad * xhat).sum(lead) if weight is not None and need[1] else None
-    gb = grad.sum(lead) if bias is not None and need[2] else None
+    # (with no leading dims there is nothing to sum: an empty dim list would sum everything)
+    gw = _sum_dims(grad * xhat, lead) if weight is not None and need[1] else None
+    gb = _sum_dims(grad, lead) if bias is not None and need[2] else None
     return gx, gw, gb
+
+
+def _sum_dims(t, dims):
+    """`t` summed over `dims`; `t` itself for none (``sum([])`` would sum over every dim)."""
+    return t.sum(dims) if dims else t
 
 
 native_layer_norm.jvp(FROM_BACKWARD)

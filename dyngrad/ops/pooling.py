@@ -298,9 +298,9 @@ def _check_avg_dtype(xp, arr):
 def _divide(xp, total, divisor):
     if total.dtype.kind in "fV":
         return total / divisor.astype(total.dtype)
-    # integer inputs divide as C++ does (truncation)
-    q = xp.abs(total) // divisor
-    return (xp.sign(total) * q).astype(total.dtype)
+    # integer inputs divide as C++ does (truncation toward zero, a negative divisor too)
+    q = xp.abs(total) // xp.abs(divisor)
+    return (xp.sign(total) * xp.sign(divisor) * q).astype(total.dtype)
 
 
 @defop("avg_pool2d", node="AvgPool2DBackward0", promote=Promote.NONE, variants=(),

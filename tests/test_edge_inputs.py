@@ -1,0 +1,109 @@
+"""Edge inputs that a sweep of torch's OpInfo sample inputs found handled otherwise than by
+torch: an empty batch through batch norm, a 0-dim template for ``resize_as_``, empty matrices
+for ``matrix_rank`` and ``cond``, layer norm over every dim, a transposed convolution whose
+output padding reaches a stride, integer average pooling with a negative divisor."""
+from __future__ import annotations
+
+import pytest
+
+from tests.compare import like_torch, same_outcome
+
+
+def _ramp(L, *shape, requires_grad=True):
+    """Distinct float64 values of this shape (a smooth function of the position)."""
+    n = 1
+    for s in shape:
+        n *= s
+    t = L.arange(1.0, n + 1.0, dtype=L.float64).reshape(shape).sin()
+    return t.requires_grad_() if requires_grad else t
+
+
+# -- batch norm of an empty batch: a copy, the running statistics untouched ------------------
+@pytest.mark.parametrize("case", ["plain", "affine", "weight only", "wrong stats", "eval no stats",
+                                  "transposed", "1-d"])
+def test_batch_norm_of_an_empty_batch(case):
+    def run(L):
+        shape = (0,) if case == "1-d" else (0, 3)
+        x = L.zeros(shape, dtype=L.float64, requires_grad=True)
+        if case == "transposed":
+            x = L.zeros(0, 3, 2, dtype=L.float64, requires_grad=True).transpose(1, 2)
+        c = 0 if case == "1-d" else 2 if case == "transposed" else 3
+        stats = (None, None) if case == "eval no stats" else \
+            (L.zeros(5, dtype=L.float64), L.ones(5, dtype=L.float64)) if case == "wrong stats" \
+            else (L.zeros(c, dtype=L.float64), L.ones(c, dtype=L.float64))
+        w = L.full((c,), 2.0, dtype=L.float64, requires_grad=True) \
+            if case in ("affine", "weight only") else None
+        b = L.full((c,), 5.0, dtype=L.float64, requires_grad=True) if case == "affine" else None
+        y = L.nn.functional.batch_norm(x, *stats, w, b, training=case != "eval no stats")
+        return y, stats
+    same_outcome(run)
+
+
+def test_batch_norm_module_keeps_its_statistics_over_an_empty_batch():
+    def run(L):
+        m = L.nn.BatchNorm1d(3)
+        m(L.zeros(4, 3).add(L.arange(3.0)))
+        out = m(L.zeros(0, 3))
+        return out, m.running_mean, m.running_var, m.num_batches_tracked
+    same_outcome(run)
+
+
+# -- shapes that are empty tuples --------------------------------------------------------------
+@pytest.mark.parametrize("expr", [
+    "L.ones(3).resize_as_(L.tensor(2.0))", "L.tensor(1.0).resize_as_(L.tensor(2.0))",
+    "L.ones(6).resize_as_(L.ones(2, 2))",
+    "L.linalg.matrix_rank(L.zeros(0, 0))", "L.linalg.matrix_rank(L.zeros(0, 3))",
+    "L.linalg.matrix_rank(L.zeros(2, 3, 0))", "L.linalg.matrix_rank(L.zeros(0, 0), hermitian=True)",
+    "L.linalg.cond(L.zeros(0, 0))", "L.linalg.cond(L.zeros(2, 0, 0))",
+    "L.linalg.tensorsolve(L.eye(6).reshape(2, 3, 6), L.ones(2, 3))",
+])
+def test_empty_shapes(expr):
+    same_outcome(lambda L: eval(expr, {"L": L}))
+
+
+# -- gradients ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape,normalized", [((1, 2, 3), (1, 2, 3)), ((1,), (1,)),
+                                              ((2, 3), (3,)), ((2, 1), (1,))])
+def test_layer_norm_gradients_over_every_dim(shape, normalized):
+    """With no leading dims, the weight's and bias's gradients are the summands themselves
+    (summing over an empty dim list would sum everything)."""
+    def run(L):
+        x = _ramp(L, *shape)
+        w = L.full(normalized, 1.5, dtype=L.float64, requires_grad=True)
+        b = L.full(normalized, 0.5, dtype=L.float64, requires_grad=True)
+        y = L.nn.functional.layer_norm(x, normalized, w, b, eps=0.5)
+        return L.autograd.grad((y * y).sum(), [x, w, b])
+    like_torch(run, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(stride=(3, 2), padding=(1, 2), output_padding=(2, 3), groups=2, dilation=(4, 4)),
+    dict(stride=2, output_padding=1, dilation=3),
+    dict(stride=(3, 2), padding=(1, 2), output_padding=(2, 1)),
+])
+def test_conv_transpose_gradients_with_a_large_output_padding(kw):
+    """An output padding of a stride or more (a larger dilation allows it) adds output
+    positions no input reaches: the input's gradient keeps the input's size."""
+    def run(L):
+        groups = kw.get("groups", 1)
+        x = _ramp(L, 2, 2, 4, 4)
+        w = _ramp(L, 2, 2 // groups, 3, 4)
+        b = L.ones(2 // groups * groups, dtype=L.float64, requires_grad=True)
+        y = L.nn.functional.conv_transpose2d(x, w, b, **kw)
+        return (y,) + L.autograd.grad((y * y).sum(), [x, w, b])
+    like_torch(run, rtol=1e-10, atol=1e-10)
+
+
+# -- integer average pooling divides as C++ does -----------------------------------------------
+@pytest.mark.parametrize("divisor", [None, 3, -2, -3])
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_integer_avg_pool_truncates_toward_zero(divisor, nd):
+    def run(L):
+        x = L.tensor([[3, -7, 5, 2], [-9, 4, 1, 8], [6, -5, 7, -3], [2, 9, -1, 4]])
+        F = L.nn.functional
+        if nd == 1:
+            return F.avg_pool1d(x[None], 2)
+        if nd == 2:
+            return F.avg_pool2d(x[None, None], 2, divisor_override=divisor)
+        return F.avg_pool3d(x[None, None, None], (1, 2, 2), divisor_override=divisor)
+    same_outcome(run)
