@@ -55,6 +55,24 @@ _TYPES.update({f"{_name}_out": _TYPES[_name] for _name in (
     "cummax", "cummin", "kthvalue", "median", "nanmedian", "mode", "sort", "topk", "frexp",
     "histogram", "linalg_lu_factor", "linalg_lu_factor_ex", "linalg_lu", "lu_unpack")})
 
+def pytree_register_structseq(cls):
+    """Make `cls` a pytree node (its fields the children, in order), as torch registers its
+    return types: torch.func's transforms and tree_map then see through ``max(x, 1)``."""
+    from .utils._pytree import SequenceKey, register_pytree_node
+
+    def flatten(value):
+        return list(value), None
+
+    def flatten_with_keys(value):
+        return [(SequenceKey(i), v) for i, v in enumerate(value)], None
+
+    register_pytree_node(cls, flatten, lambda values, context: cls(values),
+                         flatten_with_keys_fn=flatten_with_keys)
+
+
+all_return_types = []
 for _name, _fields in _TYPES.items():
     globals()[_name] = _structseq(_name, _fields)
+    all_return_types.append(globals()[_name])
+    pytree_register_structseq(globals()[_name])
 del _name, _fields

@@ -11,6 +11,7 @@ import torch.func
 import dyngrad
 import dyngrad.func
 from dyngrad.utils import _pytree
+from torch.utils import _pytree as tp
 
 
 def _t(lib, values, **kw):
@@ -177,7 +178,30 @@ CASES = {
     "stack_module_state mixed modes": lambda lib, F: F.stack_module_state(
         [lib.nn.Linear(1, 1), lib.nn.Linear(1, 1).eval()]),
     "replace_all_batch_norm_modules_": lambda lib, F: _bn_case(lib, F),
+    # torch.return_types results are pytree nodes: the transforms see through them
+    "jvp of max(x, 1)": lambda lib, F: F.jvp(lambda x: lib.max(x, 1), (_RT(lib),),
+                                             (lib.ones(2, 3),)),
+    "jvp of a nest with sort": lambda lib, F: F.jvp(
+        lambda x: {"a": x.sort(1), "b": [x.sum()]}, (_RT(lib),), (lib.ones(2, 3),)),
+    "jacfwd of max(x, 1)": lambda lib, F: F.jacfwd(lambda x: lib.max(x, 1))(_RT(lib)),
+    "vmap of max(x, 0)": lambda lib, F: F.vmap(lambda x: lib.max(x, 0))(_RT(lib)),
+    "grad through max(x, 1).values": lambda lib, F: F.grad(
+        lambda x: lib.max(x, 1).values.sum())(_RT(lib)),
+    "jacrev of aminmax().min": lambda lib, F: F.jacrev(lambda x: lib.aminmax(x).min)(_RT(lib)),
+    "vjp of max(x, 1) (int indices)": lambda lib, F: F.vjp(lambda x: lib.max(x, 1), _RT(lib)),
+    "jacrev of max(x, 1) (int indices)": lambda lib, F: F.jacrev(lambda x: lib.max(x, 1))(
+        _RT(lib)),
+    "jvp of an int": lambda lib, F: F.jvp(lambda x: (x, 1), (_RT(lib),), (lib.ones(2, 3),)),
+    "jvp of nothing": lambda lib, F: F.jvp(lambda x: (), (_RT(lib),), (lib.ones(2, 3),)),
+    "jvp of None": lambda lib, F: F.jvp(lambda x: None, (_RT(lib),), (lib.ones(2, 3),)),
+    "vjp of nothing": lambda lib, F: F.vjp(lambda x: [], _RT(lib)),
+    "tree_map over max(x, 1)": lambda lib, F: lib.utils._pytree.tree_map(
+        lambda v: v * 2, lib.max(_RT(lib), 1)),
 }
+
+
+def _RT(lib):
+    return lib.tensor([[1., 5., 2.], [7., 3., 4.]])
 
 
 def _ensemble_case(lib, F):
@@ -235,8 +259,9 @@ def _run(lib, name):
 
 
 def _flat(result):
-    leaves, spec = _pytree.tree_flatten(result)
-    return leaves, spec.pprint()
+    lib = torch if any(isinstance(x, torch.Tensor) for x in tp.tree_leaves(result)) else dyngrad
+    leaves, spec = lib.utils._pytree.tree_flatten(result)   # (each knows its return types)
+    return leaves, lib.utils._pytree.treespec_pprint(spec)
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -72,6 +72,24 @@ def _only_tensors(values, message: str) -> None:
             raise RuntimeError(f"{message}, got unsupported type {type(v)}")
 
 
+def _tensor_outputs(flat_out, api: str) -> None:
+    """torch's check of a transformed function's outputs (its leaves): at least one, and all
+    tensors."""
+    if not flat_out or (len(flat_out) == 1 and flat_out[0] is None):
+        raise RuntimeError(f"{api}: Expected f to be a function that has non-empty output (got "
+                           f"output = {flat_out})")
+    _only_tensors(flat_out, f"{api}: expected f(*primals) to return only tensors")
+
+
+def _vjp_outputs(flat_out) -> None:
+    """torch's vjp checks of the outputs (jacrev's too): tensors, floating or complex."""
+    _tensor_outputs(flat_out, "vjp(f, *primals)")
+    for o in flat_out:
+        if not (o.is_floating_point() or o.is_complex()):
+            raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or complex "
+                               f"Tensors, got Tensor with dtype {o.dtype}")
+
+
 # -- grad ----------------------------------------------------------------------------------------
 def _split_aux(output, has_aux: bool, api: str):
     if not has_aux:
@@ -157,7 +175,7 @@ def vjp(func, *primals, has_aux: bool = False):
         output = _levels.call(func, *diff)
         output, aux = _split_aux(output, has_aux, "vjp(f, *primals)")
         flat_out, out_spec = tree_flatten(output)
-        _only_tensors(flat_out, "vjp(f, *primals): expected f(*primals) to return only tensors")
+        _vjp_outputs(flat_out)
     flat_primals, primals_spec = tree_flatten(diff)
 
     def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
@@ -216,11 +234,9 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
         output = _levels.call(func, *tree_unflatten(duals, p_spec))
         output, aux = _split_aux(output, has_aux, _JVP)
         flat_out, out_spec = tree_flatten(output)
+        _tensor_outputs(flat_out, _JVP)
         primal_outs, tangent_outs = [], []
         for o in flat_out:
-            if not _is_tensor(o):
-                raise RuntimeError(f"{_JVP}: expected f(*args) to return only tensors, got "
-                                   f"unsupported type {type(o)}")
             primal, tangent = fwAD.unpack_dual(o)
             if tangent is None:
                 from ..ops.creation import zeros_like
@@ -246,10 +262,7 @@ def _jvp_by_double_vjp(func, flat_p, p_spec, flat_t, has_aux):
         output = _levels.call(func, *tree_unflatten(diff, p_spec))
         output, aux = _split_aux(output, has_aux, _JVP)
         flat_out, out_spec = tree_flatten(output)
-        for o in flat_out:
-            if not _is_tensor(o):
-                raise RuntimeError(f"{_JVP}: expected f(*args) to return only tensors, got "
-                                   f"unsupported type {type(o)}")
+        _tensor_outputs(flat_out, _JVP)
         us = [zeros_like(o).requires_grad_() for o in flat_out]
         for u in us:
             lifted.add(id(u))
@@ -317,10 +330,9 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None,
             output, aux = _split_aux(output, has_aux, "jacrev(f, ...)(*args)")
             flat_out, out_spec = tree_flatten(output)
             flat_in, in_spec = tree_flatten(diff)
+            _vjp_outputs(flat_out)   # (torch's jacrev reports through its vjp)
             per_output = []
             for o in flat_out:
-                _only_tensors([o], "vjp(f, *primals): expected f(*primals) to return only "
-                                   "tensors")   # (torch's jacrev reports through its vjp)
                 rows = [[] for _ in flat_in]
                 for e in _basis_rows(o):
                     for k, g in enumerate(_grads_of([o], flat_in, [e])):
