@@ -107,3 +107,76 @@ def test_integer_avg_pool_truncates_toward_zero(divisor, nd):
             return F.avg_pool2d(x[None, None], 2, divisor_override=divisor)
         return F.avg_pool3d(x[None, None, None], (1, 2, 2), divisor_override=divisor)
     same_outcome(run)
+
+
+# -- checks of torch's Python layer (ModuleInfo's error inputs) ---------------------------------
+@pytest.mark.parametrize("expr", [
+    "L.nn.BatchNorm1d(3, eps=-1)(x)", "L.nn.BatchNorm1d(3, eps=0)(x)",
+    "L.nn.BatchNorm1d(3, eps=-1).eval()(x)", "F.batch_norm(x, None, None, training=True, eps=0)",
+    "F.batch_norm(x, L.zeros(3), L.ones(3), training=False, eps=0.0).shape",
+    "L.batch_norm(x, None, None, None, None, True, 0.1, -1.0, False).shape",
+    "F.cross_entropy(x, x.softmax(1), ignore_index=1)",
+    "F.cross_entropy(x, x.softmax(1), ignore_index=0)",
+    "F.cross_entropy(x, x.softmax(1), ignore_index=-5).shape",
+    "L.nn.CrossEntropyLoss(ignore_index=2)(x, x.softmax(1))",
+    "F.cross_entropy(x, L.tensor([0, 1, 2, 1]), ignore_index=1).shape",
+])
+def test_python_layer_checks(expr):
+    """Each raises torch's error, or (``.shape``) runs as in torch."""
+    def run(L):
+        x = L.arange(12.0).reshape(4, 3).sin()
+        return eval(expr, {"L": L, "F": L.nn.functional, "x": x})
+    same_outcome(run)
+
+
+# -- error inputs of torch's OpInfos: the error and its words, as torch's ----------------------
+_CONV = {3: "F.conv1d", 4: "F.conv2d", 5: "F.conv3d"}
+CONV_ERRORS = [
+    f"{_CONV[len(xs)]}(L.ones{xs}{cast_x}, L.ones{ws}{cast_w}{bias})"
+    for xs, ws in [((1, 2, 4, 4), (3, 2, 3, 3)), ((8, 16, 12, 12), (32, 16, 3, 3)),
+                   ((1, 2, 4), (3, 2, 3)), ((2, 4, 5, 5, 5), (4, 4, 3, 3, 3)),
+                   ((1, 2, 9, 9), (3, 2, 5, 5)), ((1, 2, 4, 4), (3, 2, 1, 1))]
+    for cast_x, cast_w, bias in [("", ".double()", ""), ("", "", f", L.ones({ws[0]}).double()"),
+                                 (".double()", "", ""), (".bfloat16()", "", ""),
+                                 (".long()", ".long()", f", L.ones({ws[0]})")]
+] + [
+    f"F.conv2d(L.ones({n}, 2, 6, 6), L.ones(3, 2, 3, 3), dilation={d})"
+    for n in (1, 4) for d in (0, (0, 1), (2, 0), (1, -1))
+] + [
+    f"F.conv_transpose{k}d(L.ones(1, 2{', 6' * k}), L.ones(2, 3{', 3' * k}), dilation={d})"
+    for k in (1, 2, 3) for d in (0, -1)
+] + [
+    "F.conv1d(L.ones(1, 2, 6), L.ones(3, 2, 3), dilation=0)",
+    "F.conv3d(L.ones(1, 2, 6, 6, 6), L.ones(3, 2, 3, 3, 3), dilation=0)",
+]
+
+
+@pytest.mark.parametrize("expr", CONV_ERRORS + [
+    "F.adaptive_avg_pool2d(L.ones(2, 2), (2, 2))", "F.adaptive_max_pool2d(L.ones(2, 2), (2, 2))",
+    "F.adaptive_avg_pool2d(L.ones(2, 2), (None, 2))", "F.adaptive_avg_pool2d(L.ones(2, 2), 2)",
+    "F.adaptive_max_pool1d(L.ones(1, 1, 1), -1)", "F.adaptive_max_pool1d(L.ones(1, 3), -2)",
+    "F.adaptive_avg_pool3d(L.ones(2, 2, 2), (2, 2, 2))",
+    "x.narrow(1, L.tensor([1]), 2)", "x.narrow(1, L.tensor(True), 2)",
+    "x.narrow(1, L.tensor(1.0), 2)", "L.narrow(x, 1, L.tensor([1, 2]), 2)",
+    "x.narrow(1, L.tensor(1, dtype=L.uint8), 2)", "x.narrow(1, L.tensor(1), 2)",
+    "L.hsplit(x, 'abc')", "x.vsplit('a')", "L.dsplit(x.reshape(2, 2, 3), 1.5)",
+    "L.hsplit(x, [1, 2])", "x.vsplit(2)",
+])
+def test_error_inputs(expr):
+    def run(L):
+        x = L.arange(12.0).reshape(4, 3)
+        return eval(expr, {"L": L, "F": L.nn.functional, "x": x})
+    same_outcome(lambda L: (lambda r: r.shape if hasattr(r, "shape") else
+                            [t.shape for t in r])(run(L)))
+
+
+@pytest.mark.parametrize("affine", [False, True])
+def test_group_norm_of_an_empty_batch(affine):
+    def run(L):
+        x = L.ones(0, 4, 3, dtype=L.float64, requires_grad=True)
+        w = L.ones(4, dtype=L.float64, requires_grad=True) if affine else None
+        b = L.zeros(4, dtype=L.float64, requires_grad=True) if affine else None
+        y = L.nn.functional.group_norm(x, 2, w, b)
+        wanted = [x] + ([w, b] if affine else [])
+        return (y,) + L.autograd.grad(y.sum(), wanted)
+    same_outcome(run)

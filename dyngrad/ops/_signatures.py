@@ -178,6 +178,9 @@ SIGNATURES = {
             "any(Tensor input, int dim, bool keepdim=False, *, Tensor out=None)"),
     "softmax": ("softmax(Tensor input, int dim, dtype? dtype=None)",),
     "log_softmax": ("log_softmax(Tensor input, int dim, dtype? dtype=None)",),
+    "hsplit": ("hsplit(Tensor input, int sections)", "hsplit(Tensor input, int[] indices)"),
+    "vsplit": ("vsplit(Tensor input, int sections)", "vsplit(Tensor input, int[] indices)"),
+    "dsplit": ("dsplit(Tensor input, int sections)", "dsplit(Tensor input, int[] indices)"),
     "kthvalue": ("kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, "
                  "Tensor[] out=None)",),
     "topk": ("topk(Tensor input, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, "

@@ -67,8 +67,8 @@ def _check_forward(input, weight, bias, stride, padding, dilation, transposed, o
         raise RuntimeError("negative output_padding is not supported")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation):
-        raise RuntimeError("non-positive dilation is not supported")
+    if any(d < 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     ws = _sizes(weight.shape)
@@ -115,14 +115,28 @@ def _check_forward(input, weight, bias, stride, padding, dilation, transposed, o
                     + " ".join(f"output_padding_{n}: {v}" for n, v in zip(names, output_padding))
                     + " " + " ".join(f"stride_{n}: {v}" for n, v in zip(names, stride))
                     + " " + " ".join(f"dilation_{n}: {v}" for n, v in zip(names, dilation)))
+    mkldnn = not transposed and _uses_mkldnn(input, weight, stride, dilation, groups)
     if input.dtype != weight.dtype:
-        if input.dtype.kind in "fV" and input.dtype.itemsize == 4:
-            raise RuntimeError(f"Input type (torch.{_legacy(input)}Tensor) and weight type "
-                               f"(torch.{_legacy(weight)}Tensor) should be the same or input "
-                               "should be a MKLDNN tensor and weight is a dense tensor")
+        if mkldnn:
+            kind = "CPUBFloat16Type" if input.dtype.kind == "V" else \
+                f"torch.{_legacy(input)}Tensor"
+            raise RuntimeError(f"Input type ({kind}) and weight type (torch.{_legacy(weight)}"
+                               "Tensor) should be the same or input should be a MKLDNN tensor "
+                               "and weight is a dense tensor")
         raise RuntimeError(f"expected scalar type {_legacy(input)} but found {_legacy(weight)}")
     if bias is not None and bias.dtype != input.dtype:
-        raise RuntimeError(f"expected scalar type {_legacy(input)} but found {_legacy(bias)}")
+        raise RuntimeError(f"Input type ({_cpp_name(input)}) and bias type ({_cpp_name(bias)}) "
+                           "should be the same")
+    if 0 in dilation:   # (the kernel's own check, worded by the kernel torch would pick)
+        if transposed:
+            names = ("depth", "height", "width")[-max(nd, 2):]
+            got = ", ".join(f"dilation_{n}: {v}" for n, v in zip(names, (1,) * (nd == 1)
+                                                                   + tuple(dilation)))
+            raise RuntimeError(f"dilation should be greater than zero, but got {got}")
+        if mkldnn:
+            raise RuntimeError("non-positive dilation is not supported")
+        raise RuntimeError("dilation should be greater than zero, but got "
+                           f"{list((1,) * (nd == 1) + tuple(dilation))}")
     kind = input.dtype.kind
     narrow_int = kind in "iu" and input.dtype.itemsize != 8
     if kind in "bc" or (transposed and narrow_int):
@@ -134,6 +148,31 @@ def _check_forward(input, weight, bias, stride, padding, dilation, transposed, o
     if narrow_int and any(d != 1 for d in dilation):
         raise NotImplementedError(f"\"slow_conv_dilated<>\" not implemented for "
                                   f"'{_legacy(input)}'")
+
+
+def _uses_mkldnn(input, weight, stride, dilation, groups) -> bool:
+    """Whether torch's CPU convolution would take its oneDNN (MKLDNN) kernel, whose checks word
+    some errors differently (ConvParams::use_mkldnn): bfloat16 inputs, and float32 ones unless
+    the problem is small (one sample, one group, a kernel of at most 3 on a side, a small
+    input; a 1-d convolution counts as a 2-d one of height 1)."""
+    if input.dtype.kind == "V":
+        return True
+    if input.dtype.kind != "f" or input.dtype.itemsize != 4:
+        return False
+    shape = input.shape if input.ndim > 3 else input.shape[:2] + (1,) + input.shape[2:]
+    k = weight.shape[2:] if weight.ndim > 3 else (1,) + weight.shape[2:]
+    from .._settings import get_num_threads
+    return (any(s != 1 for s in stride) or any(d != 1 for d in dilation) or shape[0] >= 16
+            or k[-1] != 1 or k[-2] != 1 or get_num_threads() > 1) and (
+        groups > 1 or (k[-1] > 3 and k[-2] > 3) or shape[0] > 1
+        or shape[0] * shape[1] * shape[2] * shape[3] > 20480)
+
+
+def _cpp_name(arr) -> str:
+    """The C++ name of an array's element type, as torch's conv messages print it."""
+    from .linalg import cpp_type_name
+    from .. import _dtypes as D
+    return cpp_type_name(D.from_np(arr.dtype))
 
 
 def _expand(value, nd):

@@ -241,10 +241,13 @@ def _class_weight(weight, ndim, class_dim):
     return weight.view(shape)
 
 
-def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim):
+def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim,
+                         ignore_index=-100):
     if not target.dtype.is_floating_point:
         raise RuntimeError("Expected floating point type for target with class probabilities, "
                            f"got {target.dtype._legacy}")
+    if ignore_index >= 0:   # (a class index: there is none to ignore among probabilities)
+        raise RuntimeError("ignore_index is not supported for floating point target")
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     n_classes = input.shape[class_dim]
@@ -296,7 +299,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     code = get_enum(reduction)
     class_dim = 0 if input.dim() == 1 else 1
     if input.shape == target.shape:
-        return _cross_entropy_probs(input, target, weight, code, label_smoothing, class_dim)
+        return _cross_entropy_probs(input, target, weight, code, label_smoothing, class_dim,
+                                    ignore_index)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if label_smoothing > 0:

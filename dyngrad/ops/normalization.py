@@ -187,6 +187,10 @@ def batch_norm_functional(input, running_mean, running_var, weight=None, bias=No
         if n == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input "
                              f"size {size}")
+        if eps <= 0.0:
+            raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     return batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 
@@ -328,7 +332,7 @@ def native_group_norm(xp, input, weight=None, bias=None, N=0, C=0, HxW=0, group=
     dt = input.dtype
     layout = _suggested_strides(input)
     input = _float_input(xp, input, "GroupNormKernelImpl")
-    x3 = input.reshape(N, group, -1)
+    x3 = input.reshape(N, group, C // group * HxW)   # (not -1: an empty batch has no size)
     if x3.size:
         mean = x3.mean(axis=2, keepdims=True)
         rstd = 1 / xp.sqrt(((x3 - mean) ** 2).mean(axis=2, keepdims=True) + eps)
@@ -351,7 +355,7 @@ def _(ctx, grad, grad_mean=None, grad_rstd=None):
     n, c, g = ctx.N, ctx.C, ctx.group
     shape = _channel_shape(input.dim(), c)
     dims = [0] + list(range(2, input.dim()))
-    x3 = input.reshape(n, g, -1)
+    x3 = input.reshape(n, g, c // g * ctx.HxW)
     xhat3, rstd = _stats(x3, [2], ctx.eps)
     xhat = xhat3.reshape(input.shape)
     need = ctx.needs_input_grad
@@ -360,7 +364,7 @@ def _(ctx, grad, grad_mean=None, grad_rstd=None):
         gx3 = None
         if grad is not None:
             gh = grad if weight is None else grad * weight.reshape(shape)
-            gx3 = _normalised_grad(gh.reshape(n, g, -1), xhat3, rstd, None, [2])
+            gx3 = _normalised_grad(gh.reshape(x3.shape), xhat3, rstd, None, [2])
         m = x3.shape[2]
         if grad_mean is not None:   # d mean / dx = 1 / m
             part = grad_mean.unsqueeze(-1) / m

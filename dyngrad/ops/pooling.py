@@ -441,7 +441,15 @@ def _(ctx, grad):
             grad.new_zeros(ctx.self_shape))
 
 
+def list_with_default(output_size, input):
+    """torch's nn.functional check of an adaptive pool's output size given as a sequence: the
+    input must have a dim more than it names (torch's _list_with_default)."""
+    if isinstance(output_size, (tuple, list)) and input.dim() <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+
+
 def _output_pair(fname, input, output_size):
+    list_with_default(output_size, input)
     if isinstance(output_size, (tuple, list)):
         sizes = list(output_size)
     else:
@@ -541,6 +549,9 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
                            f"for argument #1 'self' (while checking arguments for "
                            f"adaptive_max_pool1d)")
+    if size < 0:   # (as a 2-d pool of height 1, which it is in torch)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {size}: "
+                           f"{shape_str(tuple(input.shape[:-1]) + (1, size))}")
     out, indices = _adaptive_max_pool2d(input.unsqueeze(-2), (1, size))
     out, indices = out.squeeze(-2), indices.squeeze(-2)
     return (out, indices) if return_indices else out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import operator
 
+from .. import _dtypes as D
 from .._utils import canonical_dim, shape_str
 from . import view_backward as _vb
 from ._registry import defop
@@ -90,6 +91,8 @@ def narrow(input, dim: int, start, length: int):
     """``length`` elements of dim ``dim`` from ``start`` (a view)."""
     if input._data.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if isinstance(start, type(input)) and (start.dim() or start.dtype.category != D.INT):
+        raise RuntimeError("start must be an 0-dim integral Tensor.")   # (narrow.Tensor's)
     start = operator.index(start)
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
