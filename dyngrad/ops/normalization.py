@@ -300,8 +300,9 @@ def _(ctx, grad, *_):
 
 
 def _sum_dims(t, dims):
-    """`t` summed over `dims`; `t` itself for none (``sum([])`` would sum over every dim)."""
-    return t.sum(dims) if dims else t
+    """`t` summed over `dims`; for none, `t` laid out contiguously as torch's kernel writes it
+    (``sum([])`` would sum over every dim)."""
+    return t.sum(dims) if dims else t.contiguous()
 
 
 native_layer_norm.jvp(FROM_BACKWARD)
