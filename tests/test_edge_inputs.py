@@ -62,7 +62,7 @@ def test_empty_shapes(expr):
 
 
 # -- gradients ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("shape,normalized", [((1, 2, 3), (1, 2, 3)), ((1,), (1,)),
+@pytest.mark.parametrize("shape,normalized", [((1, 2, 3), (1, 2, 3)), ((1,), (1,)), ((3,), (3,)),
                                               ((2, 3), (3,)), ((2, 1), (1,))])
 def test_layer_norm_gradients_over_every_dim(shape, normalized):
     """With no leading dims, the weight's and bias's gradients are the summands themselves

@@ -23,6 +23,7 @@ import math
 from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
 from .._promotion import Promote
+from .._formats import contiguous_format
 from .._utils import shape_str, value_error
 from ..autograd.grad_mode import no_grad
 from ._geometry import memory_format_strides
@@ -302,7 +303,7 @@ def _(ctx, grad, *_):
 def _sum_dims(t, dims):
     """`t` summed over `dims`; for none, `t` laid out contiguously as torch's kernel writes it
     (``sum([])`` would sum over every dim)."""
-    return t.sum(dims) if dims else t.contiguous()
+    return t.sum(dims) if dims else t.clone(memory_format=contiguous_format)
 
 
 native_layer_norm.jvp(FROM_BACKWARD)
