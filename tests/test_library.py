@@ -447,3 +447,18 @@ def test_torch_ops_keeps_internal_package():
         dyngrad.ops._no_such_private_name
     same(dyngrad.ops.aten.mm(dyngrad.eye(2), dyngrad.ones(2, 2)),
          torch.ops.aten.mm(torch.eye(2), torch.ones(2, 2)))
+
+
+@pytest.mark.parametrize("call", [
+    "aten.slice.Tensor(x, dim=1, start=1, end=-1)", "aten.slice.Tensor(x, 1, 1, -1)",
+    "aten.select.int(x, dim=1, index=0)", "aten.transpose.int(x, dim0=0, dim1=1)",
+    "aten.unfold.default(x, dimension=2, size=2, step=1)",
+    "aten.expand.default(x[:1], size=[3, 3, 4])",
+    "aten.as_strided.default(x, size=[2], stride=[1])",
+    "aten.view.default(x, size=[6, 4])", "aten.slice.Tensor(self=x, dim=1)",
+    "aten.squeeze.dim(x[:1], dim=0)", "aten.add.Tensor(self=x, other=x)",
+])
+def test_aten_ops_take_keywords(call):
+    """torch.ops.aten's overloads take their arguments by name, the views' too (whose kernels
+    take the geometry where torch's schema has ``self``), and ``self=`` itself."""
+    like_torch(lambda L: eval(call, {"aten": L.ops.aten, "x": L.arange(24.0).reshape(2, 3, 4)}))

@@ -43,7 +43,7 @@ class OpOverload:
     def overloadpacket(self):
         return getattr(namespace(self._namespace), self._opname)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, /, *args, **kwargs):   # (`self=` may be the op's own argument)
         return self._op(*args, **kwargs)
 
     def __repr__(self) -> str:
@@ -79,7 +79,7 @@ class OpOverloadPacket:
             raise AttributeError(f"The underlying op of '{self._namespace}.{self._opname}' has "
                                  f"no overload name '{key}'") from None
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, /, *args, **kwargs):   # (`self=` may be the op's own argument)
         return self._call(*args, **kwargs)
 
     def __repr__(self) -> str:

@@ -51,7 +51,7 @@ from ..autograd import views as _views
 from ..autograd import forward_ad as _fwad
 from ..autograd.anomaly_mode import _state as _anomaly
 from ..autograd import anomaly_mode as _anomaly_mode
-from .._layout import elementwise_strides
+from .._layout import _dense, elementwise_strides
 from ..backends import numpy_backend as _npb
 from . import _record as _recording
 from ._record import _record, _record_one, _requires_grad
@@ -223,7 +223,12 @@ def _run_view(spec, args, kwargs):
         if out is not None:
             return out
     if kwargs:
-        args, kwargs = spec.bind(args, kwargs)
+        # (a view kernel's signature has no `self`: its geometry stands there)
+        if not args:
+            kwargs = dict(kwargs)
+            args = (kwargs.pop("self", None) if "self" in kwargs else kwargs.pop("input", None),)
+        rest, kwargs = spec.bind(args[1:], kwargs)
+        args = (args[0],) + tuple(rest)
     self = args[0]
     if not isinstance(self, _Tensor):
         _check_input(spec, self, 0)
@@ -763,6 +768,24 @@ def _no_fast_path(*args):
 _WRAPPED = _xp.zeros(())
 
 
+def _layout_operand(arr, comp):
+    """An input as torch's TensorIterator sees it when it orders the result's dims: an input
+    of another dtype than the computation's is replaced by its cast copy first (``.to()``, which
+    keeps a dense input's strides and makes any other contiguous: an expanded float gradient
+    times a complex one). The copy is only looked at, so a view of one element with its
+    strides stands for it. See Note [Output layout of pointwise ops]."""
+    if arr.dtype == comp or arr.ndim < 2 or type(arr) is not _ndarray:
+        return arr
+    itemsize = arr.itemsize
+    if _dense(arr.shape, [s // itemsize for s in arr.strides]):
+        return arr
+    strides, step = [0] * arr.ndim, itemsize
+    for d in range(arr.ndim - 1, -1, -1):
+        strides[d] = step
+        step *= max(arr.shape[d], 1)
+    return _xp.lib.stride_tricks.as_strided(_xp.empty(1, arr.dtype), arr.shape, strides)
+
+
 def _relayout(result, arrays):
     """Give a pointwise result torch's layout. See Note [Output layout of pointwise ops]."""
     if type(result) is not _ndarray or result.ndim < 2:
@@ -937,8 +960,10 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
     # 3. wrap (and record) ------------------------------------------------------------------
     if spec.pointwise and type(result) is _ndarray and result.ndim > 1 and not (
             inplace and result is inplace_target._data):
-        # the layout follows the inputs as given, not their promoted copies
-        given = [a._data if isinstance(a, _Tensor) else _WRAPPED for a in inputs
+        # the layout follows the inputs as given, not their promoted copies (but for what a
+        # promotion does to a non-dense input: _layout_operand)
+        given = [_layout_operand(a._data, comp) if isinstance(a, _Tensor) else _WRAPPED
+                 for a in inputs
                  if a is not None and (spec.wraps_scalars or isinstance(a, _Tensor))]
         result = _relayout(result, given[::-1] if spec.layout_reversed else given)
     # (for a list input such as cat's, `inputs` is already the list's tensors)
