@@ -115,9 +115,10 @@ def _check_forward(input, weight, bias, stride, padding, dilation, transposed, o
                     + " ".join(f"output_padding_{n}: {v}" for n, v in zip(names, output_padding))
                     + " " + " ".join(f"stride_{n}: {v}" for n, v in zip(names, stride))
                     + " " + " ".join(f"dilation_{n}: {v}" for n, v in zip(names, dilation)))
-    mkldnn = not transposed and _uses_mkldnn(input, weight, stride, dilation, groups)
+    def mkldnn():   # (asked only on the way to an error)
+        return not transposed and _uses_mkldnn(input, weight, stride, dilation, groups)
     if input.dtype != weight.dtype:
-        if mkldnn:
+        if mkldnn():
             kind = "CPUBFloat16Type" if input.dtype.kind == "V" else \
                 f"torch.{_legacy(input)}Tensor"
             raise RuntimeError(f"Input type ({kind}) and weight type (torch.{_legacy(weight)}"
@@ -133,7 +134,7 @@ def _check_forward(input, weight, bias, stride, padding, dilation, transposed, o
             got = ", ".join(f"dilation_{n}: {v}" for n, v in zip(names, (1,) * (nd == 1)
                                                                    + tuple(dilation)))
             raise RuntimeError(f"dilation should be greater than zero, but got {got}")
-        if mkldnn:
+        if mkldnn():
             raise RuntimeError("non-positive dilation is not supported")
         raise RuntimeError("dilation should be greater than zero, but got "
                            f"{list((1,) * (nd == 1) + tuple(dilation))}")
