@@ -180,3 +180,23 @@ def test_group_norm_of_an_empty_batch(affine):
         wanted = [x] + ([w, b] if affine else [])
         return (y,) + L.autograd.grad(y.sum(), wanted)
     same_outcome(run)
+
+
+# -- torch.masked (beyond the OpInfo samples of tests/test_torch_opinfo.py) ---------------------
+@pytest.mark.parametrize("expr", [
+    "M.sum(x, 1, mask=m)", "M.mean(x, 1, mask=m)",
+    "M.amax(x, 1, mask=m)", "M.softmax(x, 1, mask=m)", "M.var(x, 1, mask=m)",
+    "M.std(x, mask=m)", "M.median(x, 1, mask=m)", "M.mean(L.tensor([1, 2]))",
+    "M.sum(L.tensor([[1, 2], [3, 4]], dtype=L.int32), 0, mask=L.tensor([True, False]))",
+    "M.sum(x, 0, mask=L.tensor([True, False, True]))",
+    "M.sum(x, 0, mask=L.ones(1, 2, 3, dtype=L.bool))",
+    "L.autograd.grad(M.normalize(x, 2.0, 1, mask=m).sum(), x)",
+    "M.logaddexp(x, x * 2, input_mask=m, other_mask=~m)", "M.sum(x, (0, 0), mask=m)",
+])
+def test_masked(expr):
+    """Values (NaN for a fully masked-out row of mean, var, median), grad_fn names, errors."""
+    def run(L):
+        x = L.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], requires_grad=True)
+        m = L.tensor([[True, False, True], [False, False, False]])
+        return eval(expr, {"L": L, "M": L.masked, "x": x, "m": m})
+    like_torch(run, rtol=1e-6)

@@ -42,11 +42,6 @@ KNOWN = {
     "nn.functional.multi_head_attention_forward": _RANDOM + " (samples with dropout_p > 0)",
     **{name: _EMPTY for name in ("empty", "empty_like", "empty_strided", "empty_permuted",
                                  "new_empty", "new_empty_strided")},
-    **{name: _MISSING + " (torch.masked)" for name in (
-        "masked.sum", "masked.prod", "masked.cumsum", "masked.cumprod", "masked.amax",
-        "masked.amin", "masked.argmax", "masked.argmin", "masked.mean", "masked.median",
-        "masked.norm", "masked.var", "masked.std", "masked.softmax", "masked.log_softmax",
-        "masked.softmin", "masked.normalize", "masked.logaddexp", "masked.logsumexp")},
     **{name: _MISSING + " (sparse tensors)" for name in (
         "sparse.sampled_addmm", "sparse.mm.reduce", "to_sparse")},
     **{name: _MISSING + " (CUDA's jiterator)" for name in (
