@@ -779,10 +779,7 @@ def _layout_operand(arr, comp):
     itemsize = arr.itemsize
     if _dense(arr.shape, [s // itemsize for s in arr.strides]):
         return arr
-    strides, step = [0] * arr.ndim, itemsize
-    for d in range(arr.ndim - 1, -1, -1):
-        strides[d] = step
-        step *= max(arr.shape[d], 1)
+    strides = [s * itemsize for s in contiguous_strides(arr.shape)]
     return _xp.lib.stride_tricks.as_strided(_xp.empty(1, arr.dtype), arr.shape, strides)
 
 

@@ -444,13 +444,13 @@ def _(ctx, grad):
 def list_with_default(output_size, input):
     """torch's nn.functional check of an adaptive pool's output size given as a sequence: the
     input must have a dim more than it names (torch's _list_with_default)."""
-    if isinstance(output_size, (tuple, list)) and input.dim() <= len(output_size):
+    if input.dim() <= len(output_size):
         raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
 
 
 def _output_pair(fname, input, output_size):
-    list_with_default(output_size, input)
     if isinstance(output_size, (tuple, list)):
+        list_with_default(output_size, input)
         sizes = list(output_size)
     else:
         sizes = [output_size, output_size]

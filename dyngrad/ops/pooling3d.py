@@ -32,7 +32,7 @@ from ._geometry import memory_format_strides
 from ._registry import FUNCTIONS, defop
 from .creation import copy_with_strides, suggest_memory_format
 from .pooling import (_check_tensor, _divide, _is_tensor, _not_implemented, _strides_of,
-                      _with_indices)
+                      _with_indices, list_with_default)
 from .view_backward import backward_only
 
 _NAMES = ("T", "H", "W")
@@ -502,9 +502,8 @@ def _output_triple(fname, input, output_size):
     else:
         if not hasattr(output_size, "__len__"):
             raise TypeError(f"object of type '{_type_name(output_size)}' has no len()")
+        list_with_default(output_size, input)
         shape = tuple(input.shape)
-        if len(shape) <= len(output_size):
-            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
         sizes = [d if v is None else v for v, d in zip(output_size, shape[-len(output_size):])]
         sizes = list(_int_list(fname, "output_size", 2, sizes))
     if len(sizes) != 3:
