@@ -133,6 +133,51 @@ def test_errors_match_torch():
         assert errors[0] == errors[1]
 
 
+# A functional loss hands its tensors to one binding (torch._C._nn.cross_entropy_loss,
+# nll_loss_nd, torch.kl_div...), whose argument parser refuses anything else: a TypeError naming
+# the binding and the argument, after the reduction is read (a bad reduction is found first).
+_ARGUMENT_CASES = {
+    "cross_entropy": lambda lib: (lib.rand(3, 4), lib.tensor([1, 2, 3])),
+    "nll_loss": lambda lib: (lib.rand(3, 4).log(), lib.tensor([1, 2, 3])),
+    "kl_div": lambda lib: (lib.rand(3, 4).log(), lib.rand(3, 4)),
+    "poisson_nll_loss": lambda lib: (lib.rand(3, 4), lib.rand(3, 4)),
+    "hinge_embedding_loss": lambda lib: (lib.rand(3, 4), lib.ones(3, 4)),
+    "soft_margin_loss": lambda lib: (lib.rand(3, 4), lib.ones(3, 4)),
+    "multilabel_margin_loss": lambda lib: (lib.rand(3, 4), lib.tensor([[1, 2, -1, 0]] * 3)),
+    "multi_margin_loss": lambda lib: (lib.rand(3, 4), lib.tensor([1, 2, 3])),
+    "cosine_embedding_loss": lambda lib: (lib.rand(3, 4), lib.rand(3, 4),
+                                          lib.tensor([1.0, -1.0, 1.0])),
+    "triplet_margin_loss": lambda lib: (lib.rand(3, 4), lib.rand(3, 4), lib.rand(3, 4)),
+}
+
+
+@pytest.mark.parametrize("bad", [[1.0], None, 2.5], ids=["list", "None", "float"])
+@pytest.mark.parametrize("name", list(_ARGUMENT_CASES))
+def test_tensor_arguments_are_checked_as_torch_binding_does(name, bad):
+    for i in range(len(_ARGUMENT_CASES[name](torch))):
+        errors = []
+        for lib in (dyngrad, torch):
+            args = list(_ARGUMENT_CASES[name](lib))
+            args[i] = bad
+            with warnings.catch_warnings(), pytest.raises(Exception) as info:
+                warnings.simplefilter("ignore")
+                getattr(lib.nn.functional, name)(*args)
+            errors.append((type(info.value).__name__, str(info.value)))
+        assert errors[0] == errors[1], (i, errors)
+
+
+@pytest.mark.parametrize("name", ["cross_entropy", "nll_loss"])
+def test_weight_argument_and_reduction_order(name):
+    for kwargs in ({"weight": [1.0] * 4}, {"weight": [1.0] * 4, "reduction": "bad"}):
+        errors = []
+        for lib in (dyngrad, torch):
+            x, target = _ARGUMENT_CASES[name](lib)
+            with pytest.raises(Exception) as info:
+                getattr(lib.nn.functional, name)(x, target, **kwargs)
+            errors.append((type(info.value).__name__, str(info.value)))
+        assert errors[0] == errors[1]
+
+
 def test_sdpa_fully_masked_row_and_causal():
     def run(lib):
         q = _x(lib, (2, 3, 4))

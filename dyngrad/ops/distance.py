@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ._registry import FUNCTIONS
-from .loss import add_scalar, apply_reduction, clamp_min, reduction_code
+from .loss import add_scalar, apply_reduction, check_tensors, clamp_min, reduction_code
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
@@ -58,6 +58,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     code = reduction_code(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
+    check_tensors("triplet_margin_loss", ("anchor", anchor), ("positive", positive),
+                  ("negative", negative))
     return _triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, code)
 
 

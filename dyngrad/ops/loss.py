@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 
 from .._utils import shape_str
+from . import _dispatch
 from ._autograd_utils import row_major
 from ._registry import FUNCTIONS, composite, defop
 from ._selection import warn_at_caller
@@ -46,6 +47,18 @@ def legacy_reduction(size_average, reduce) -> str:
     warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}'"
                   " instead.", stacklevel=3)
     return ret
+
+
+def check_tensors(binding: str, *named) -> None:
+    """torch's argument parser on the tensor arguments of the binding a functional loss calls
+    (``cross_entropy_loss``, ``nll_loss_nd``, ``kl_div``...): its TypeError for anything else,
+    checked where the functional calls it, after the reduction is read. `named` holds
+    ``(name, value)`` in the binding's order; a name ending in "?" takes None too."""
+    tensor = _dispatch._Tensor
+    for i, (name, value) in enumerate(named):
+        if not isinstance(value, tensor) and not (value is None and name[-1] == "?"):
+            raise TypeError(f"{binding}(): argument '{name.rstrip('?')}' (position {i + 1}) "
+                            f"must be Tensor, not {type(value).__name__}")
 
 
 def reduction_code(size_average, reduce, reduction) -> int:
@@ -346,6 +359,7 @@ soft_margin_loss_op.jvp(AUTO_ELEMENT_WISE)
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-target * input))``, reduced (torch's kernel: overflows past ~88)."""
     code = reduction_code(size_average, reduce, reduction)
+    check_tensors("soft_margin_loss", ("input", input), ("target", target))
     if input.dtype.is_floating_point:
         return soft_margin_loss_op(input, target, code)
     # integer/complex inputs: aten's composite and its errors; torch's op refuses to record
@@ -507,6 +521,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                            "aligns with the KL div math definition.'mean' will be changed to "
                            "behave the same as 'batchmean' in the next major release.")
         code = SUM if reduction == "batchmean" else get_enum(reduction)
+    check_tensors("kl_div", ("input", input), ("target", target))
     out = _kl_div(input, target, code, log_target)
     if reduction == "batchmean" and input.dim() != 0:
         out = out / input.size()[0]
@@ -537,7 +552,9 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         reduction = legacy_reduction(size_average, reduce)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
-    return _poisson_nll_loss(input, target, log_input, full, eps, get_enum(reduction))
+    code = get_enum(reduction)
+    check_tensors("poisson_nll_loss", ("input", input), ("target", target))
+    return _poisson_nll_loss(input, target, log_input, full, eps, code)
 
 
 # -- margin losses -------------------------------------------------------------------------------
@@ -576,8 +593,9 @@ FUNCTIONS["hinge_embedding_loss"] = _hinge_embedding_loss
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """``input`` where target is 1, ``max(0, margin - input)`` where it is -1, reduced."""
-    return _hinge_embedding_loss(input, target, margin,
-                                 reduction_code(size_average, reduce, reduction))
+    code = reduction_code(size_average, reduce, reduction)
+    check_tensors("hinge_embedding_loss", ("input", input), ("target", target))
+    return _hinge_embedding_loss(input, target, margin, code)
 
 
 def _cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=MEAN):
@@ -609,5 +627,7 @@ FUNCTIONS["cosine_embedding_loss"] = _cosine_embedding_loss
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
     """``1 - cos`` for target 1, ``max(0, cos - margin)`` for target -1, reduced."""
-    return _cosine_embedding_loss(input1, input2, target, margin,
-                                  reduction_code(size_average, reduce, reduction))
+    code = reduction_code(size_average, reduce, reduction)
+    check_tensors("cosine_embedding_loss", ("input1", input1), ("input2", input2),
+                  ("target", target))
+    return _cosine_embedding_loss(input1, input2, target, margin, code)

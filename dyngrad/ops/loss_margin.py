@@ -32,7 +32,7 @@ import math
 
 from .._promotion import Promote
 from ._registry import OPS, composite, defop
-from .loss import MEAN, NONE, SUM, clamp_min, legacy_reduction, reduction_code
+from .loss import MEAN, NONE, SUM, check_tensors, clamp_min, legacy_reduction, reduction_code
 from .arithmetic import _no_derivative
 from .pointwise import _not_implemented
 
@@ -166,6 +166,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    check_tensors("multi_margin_loss", ("input", input), ("target", target))
     return multi_margin_loss_op(input, target, weight, p, margin, code)
 
 
@@ -261,6 +262,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     """Hinge loss between each listed class of a sample (``target`` rows, ended by -1) and
     each class not listed, divided by the number of classes, reduced."""
     code = reduction_code(size_average, reduce, reduction)
+    check_tensors("multilabel_margin_loss", ("input", input), ("target", target))
     return multilabel_margin_loss_forward(input, target, code)[0]
 
 

@@ -16,9 +16,11 @@ from ..backends.numpy_backend import xp as _xp
 from ._autograd_utils import arrays_only, from_array
 from ._registry import OPS, composite, defop
 from ..autograd.forward_ad import FROM_BACKWARD
-from .loss import (MEAN, NONE, SUM, add_scalar, div_scalar, get_enum, legacy_reduction,
+from .loss import (MEAN, NONE, SUM, add_scalar, check_tensors, div_scalar, get_enum,
+                   legacy_reduction,
                    mul_scalar)
 from .pointwise import _not_implemented
+from .softmax import _log_softmax
 
 
 def _check_nll(xp, self, target, weight, kernel):
@@ -195,13 +197,15 @@ nll_loss2d_op.jvp(FROM_BACKWARD)
 
 
 def nll_loss_nd(input, target, weight=None, reduction=MEAN, ignore_index=-100):
-    """aten's nll_loss_nd: nll_loss for 1-/2-d inputs, nll_loss2d for the rest (reshaped)."""
-    d = input.dim()
+    """aten's nll_loss_nd: nll_loss for 1-/2-d inputs, nll_loss2d for the rest (reshaped).
+    (Its callers have checked that `input` and `target` are tensors: it reads their arrays.)"""
+    shape, target_shape = input._data.shape, target._data.shape
+    d = len(shape)
     if d < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {d})")
-    if d != 1 and input.shape[0] != target.shape[0]:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
-                         f"batch_size ({target.shape[0]}).")
+    if d != 1 and shape[0] != target_shape[0]:
+        raise ValueError(f"Expected input batch_size ({shape[0]}) to match target "
+                         f"batch_size ({target_shape[0]}).")
     if d in (1, 2):
         return nll_loss_op(input, target, weight, reduction, ignore_index)[0]
     if d == 4:
@@ -231,7 +235,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """Negative log likelihood of the target classes: ``-input[n, target[n]]``, weighted."""
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
-    return nll_loss_nd(input, target, weight, get_enum(reduction), ignore_index)
+    code = get_enum(reduction)
+    check_tensors("nll_loss_nd", ("input", input), ("target", target), ("weight?", weight))
+    return nll_loss_nd(input, target, weight, code, ignore_index)
 
 
 # -- cross entropy -------------------------------------------------------------------------------
@@ -297,8 +303,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
     code = get_enum(reduction)
-    class_dim = 0 if input.dim() == 1 else 1
-    if input.shape == target.shape:
+    check_tensors("cross_entropy_loss", ("input", input), ("target", target), ("weight?", weight))
+    shape = input._data.shape
+    class_dim = 0 if len(shape) == 1 else 1
+    if shape == target._data.shape:
         return _cross_entropy_probs(input, target, weight, code, label_smoothing, class_dim,
                                     ignore_index)
     if not 0.0 <= label_smoothing <= 1.0:
@@ -306,6 +314,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if label_smoothing > 0:
         return _cross_entropy_smoothed(input, target, weight, code, ignore_index,
                                        label_smoothing, class_dim)
-    return nll_loss_nd(input.log_softmax(class_dim), target, weight, code, ignore_index)
+    # (the op itself, not the method: two Python frames less on every training step)
+    return nll_loss_nd(_log_softmax(input, class_dim, False), target, weight, code,
+                       ignore_index)
 
 
