@@ -307,9 +307,11 @@ _SPECIAL = {"i0": _WIDE, "special.i0e": _WIDE, "special.i1": _WIDE, "special.i1e
             "special.ndtri": _UNIT, "special.ndtr": np.linspace(-5, 5, 201)}
 _RTOL = {"float64": 1e-14, "float32": 2e-6}
 # ndtr is torch's composite (1 + erf(x / sqrt 2)) / 2, which cancels below 0: the last bit of
-# erf, where ours and torch's may differ, is amplified. torch's float log_ndtr computes erfc in
-# float, ours in double.
-_RTOL_FOR = {("special.ndtr", "float64"): 1e-10, ("special.log_ndtr", "float32"): 2e-5}
+# erf, where ours and torch's may differ, is amplified (in float32, 4.3e-5 at x = -3.2 with
+# torch's AVX-512 erf on an Intel Xeon). torch's float log_ndtr computes erfc in float, ours in
+# double.
+_RTOL_FOR = {("special.ndtr", "float64"): 1e-10, ("special.ndtr", "float32"): 1e-4,
+             ("special.log_ndtr", "float32"): 2e-5}
 
 
 def _resolve(lib, name):

@@ -304,14 +304,17 @@ def _mixtures(lib, dt):
 @pytest.mark.parametrize("kind", ["normal", "batched", "broadcast_mix", "mvn"])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_mixture_same_family_like_torch(kind, dtype):
+    # float32: the components' log_prob in torch's vectorised float32 kernels, which differ from
+    # NumPy's by an ulp or two depending on the CPU, then a logsumexp that cancels (2e-6 seen)
+    rtol = 1e-6 if dtype == "float64" else 1e-5
     td = _mixtures(torch, getattr(torch, dtype))[kind]()
     dd = _mixtures(dyngrad, getattr(dyngrad, dtype))[kind]()
     assert repr(dd) == repr(td)
     assert tuple(dd.batch_shape) == tuple(td.batch_shape)
     assert tuple(dd.event_shape) == tuple(td.event_shape)
     assert repr(dd.support) == repr(td.support)
-    close(dd.mean, td.mean, rtol=1e-6)
-    close(dd.variance, td.variance, rtol=1e-6)
+    close(dd.mean, td.mean, rtol=rtol)
+    close(dd.variance, td.variance, rtol=rtol)
     torch.manual_seed(9)
     dyngrad.manual_seed(9)
     for shape in [(), (4,), (2, 3)]:
@@ -319,13 +322,13 @@ def test_mixture_same_family_like_torch(kind, dtype):
             ts = torch.tensor(RNG.normal(size=shape + (2,)), dtype=getattr(torch, dtype))
         else:
             ts, ds = td.sample(shape), dd.sample(shape)
-            close(ds, ts, rtol=1e-6)
-        close(dd.log_prob(dyngrad.tensor(ts.numpy())), td.log_prob(ts), rtol=1e-6)
+            close(ds, ts, rtol=rtol)
+        close(dd.log_prob(dyngrad.tensor(ts.numpy())), td.log_prob(ts), rtol=rtol)
     if kind != "mvn":
-        close(dd.cdf(dyngrad.tensor(ts.numpy())), td.cdf(ts), rtol=1e-6)
+        close(dd.cdf(dyngrad.tensor(ts.numpy())), td.cdf(ts), rtol=rtol)
     te, de = td.expand((5,) + tuple(td.batch_shape)), dd.expand((5,) + tuple(dd.batch_shape))
     assert tuple(de.batch_shape) == tuple(te.batch_shape)
-    close(de.log_prob(dyngrad.tensor(ts.numpy()[0, 0])), te.log_prob(ts[0, 0]), rtol=1e-6)
+    close(de.log_prob(dyngrad.tensor(ts.numpy()[0, 0])), te.log_prob(ts[0, 0]), rtol=rtol)
     assert bool(dd.support.check(dyngrad.tensor(ts.numpy())).all())
 
 

@@ -123,7 +123,10 @@ def _cholesky_solve(dtype, rng):
 
 
 def _singular(dtype, rng):
-    return np.array([[1, 2, 3], [2, 4, 6], [1, 0, 1]], dtype=dtype)
+    """Singular in any LAPACK's arithmetic: a zero row stays zero through any elimination, so
+    det is exactly 0 on both sides. ([[1, 2, 3], [2, 4, 6], [1, 0, 1]] is not: torch's MKL
+    finds det -6.7e-16 for it on an Intel Xeon, NumPy's OpenBLAS 0.)"""
+    return np.array([[1, 2, 3], [0, 0, 0], [4, 5, 7]], dtype=dtype)
 
 
 def _singular_real(dtype, rng):
