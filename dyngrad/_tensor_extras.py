@@ -27,6 +27,7 @@ from .autograd.forward_ad import AUTO_LINEAR
 from .autograd.function import Function
 from .backends import numpy_backend as _npb
 from .ops import _dispatch, _registry
+from .ops._arg_parser import check_tensors
 from .ops._record import _record
 from .ops._registry import FUNCTIONS, METHODS, defop
 from .autograd import grad_mode as _gm
@@ -473,19 +474,25 @@ def _conj_physical_function(*args, **kwargs):
     return conj_physical_(input)
 
 
+# (no conjugate or negative bits: these look at nothing but the argument's type, as torch's
+# parser does)
 def is_conj(input) -> bool:
+    check_tensors("is_conj", ("input", input))
     return False
 
 
 def is_neg(input) -> bool:
+    check_tensors("is_neg", ("input", input))
     return False
 
 
 def resolve_conj(input):
+    check_tensors("resolve_conj", ("input", input))
     return input
 
 
 def resolve_neg(input):
+    check_tensors("resolve_neg", ("input", input))
     return input
 
 

@@ -32,15 +32,17 @@ SAME_MESSAGE = [
     "x.topk(1, 0, 1)", "x.topk(1, sorted=1)", "x.sort(0, 1)", "x.sort(descending=1)",
     "t.median(x, 0, 1, 2)", "t.nanmedian(x, 0, 1, 2)", "x.cumsum(0, 1)",
     "x.aminmax(0, keepdim=1)", "t.aminmax(x, 0, keepdim=1)",
+    # torch.linalg's bindings: their table in _signatures.py (linalg_svd, linalg_pinv)
+    "t.linalg.svd(t.eye(2), full_matrices=0)", "t.linalg.pinv(t.eye(2), hermitian=1)",
 ]
 
 # torch refuses these too; dyngrad's words name the op and the argument, but the op or the
 # position differs where torch's Python layer calls another op (batch_norm: native_batch_norm)
 REFUSED = [
     "t.unique(x, sorted=1)", "t.isclose(x, x, equal_nan=1)", "F.batch_norm(x, t.zeros(3), "
-    "t.ones(3), training=1)", "t.linalg.svd(t.eye(2), full_matrices=0)",
+    "t.ones(3), training=1)",
     "t.index_put(x, (t.tensor([0]),), t.tensor(1.), accumulate=1)",
-    "x.scatter_reduce(0, ix, x, 'sum', include_self=0)", "t.linalg.pinv(t.eye(2), hermitian=1)",
+    "x.scatter_reduce(0, ix, x, 'sum', include_self=0)",
     "t.triangular_solve(t.eye(2), t.eye(2), upper=1)", "t.unique_consecutive(x, return_counts=1)",
 ]
 

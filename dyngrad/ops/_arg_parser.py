@@ -31,6 +31,15 @@ takes: ``_accepts``) and the message follows invalid_arguments.cpp, quirks inclu
 ``*`` and ``()``'s empty one) are as many as the arguments given, and a parameter printed with a
 default never "matches" (``!int!``).
 
+Where torch's function is Python code that calls a binding after checks of its own (a loss
+reads its reduction, then calls ``cross_entropy_loss``), or where dyngrad's would let a
+non-tensor through (dropout in eval mode returns its input), ``check_tensors`` makes the
+binding's tensor check up front, at the point where torch's code calls it. ``published``
+wraps the functions of ``torch.linalg`` under their bindings' names (``linalg_cond``) and
+those of ``torch.nn.functional`` that are bindings (``conv2d``). A test
+(tests/test_nontensor_arguments.py) gives every op of torch's OpInfo database a list, None
+and a number for a tensor argument.
+
 What this does not cover: calls that dyngrad silently accepts although torch refuses them (a
 float dim where the kernel tolerates one, ``keepdim='a'``) raise nothing to explain; keyword
 arguments are listed in the order given (torch lists several in its hash map's order).
@@ -42,6 +51,7 @@ import sys
 import types
 
 from ..backends.numpy_backend import xp
+from . import _registry
 
 # how torch prints each type of parameter (FunctionParameter::type_name)
 _PRINTED = {"Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "int",
@@ -536,9 +546,30 @@ def public_qualname(fn, name: str):
     return fn
 
 
-def published(functions: dict) -> dict:
+def check_tensors(binding: str, *named) -> None:
+    """torch's parser on the tensor arguments of a binding that a Python function of torch's
+    calls (``F.cross_entropy`` calls ``cross_entropy_loss``): its TypeError for anything else,
+    made where the function would call the binding, so that the checks made before it come
+    first (a bad reduction's ValueError). `named` holds ``(name, value)`` in the binding's
+    order; a name ending in "?" takes None too. A check up front, not an explanation after a
+    failure: a non-tensor can pass through such a function unharmed (dropout in eval mode)."""
+    tensor = _registry._Tensor
+    for i, (name, value) in enumerate(named):
+        if not isinstance(value, tensor) and not (value is None and name[-1] == "?"):
+            raise TypeError(f"{binding}(): argument '{name.rstrip('?')}' (position {i + 1}) "
+                            f"must be Tensor, not {type_name(value)}")
+
+
+def published(functions: dict, binding=None) -> dict:
     """`functions` (public name -> function) with the plain Python functions that the table
-    holds wrapped by ``explaining``; OpSpecs explain their failures in ``call`` already."""
+    holds wrapped by ``explaining``; OpSpecs explain their failures in ``call`` already.
+    `binding` names the function of torch's table that a public name stands for, where that
+    differs (``linalg.cond`` calls ``linalg_cond``); a name it maps to None is left alone."""
     from ._signatures import SIGNATURES
-    return {k: explaining(v, k) if type(public_qualname(v, k)) is types.FunctionType
-            and k in SIGNATURES else v for k, v in functions.items()}
+    out = {}
+    for k, v in functions.items():
+        name = k if binding is None else binding(k)
+        if name in SIGNATURES and type(public_qualname(v, k)) is types.FunctionType:
+            v = explaining(v, name)
+        out[k] = v
+    return out

@@ -249,6 +249,119 @@ SIGNATURES = {
     "allclose": ("allclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, "
                  "bool equal_nan=False)",),
     "equal": ("equal(Tensor input, Tensor other)",),
+    # -- Python composites in dyngrad, bindings in torch (their failures on a wrong argument
+    # are explained: published() in _arg_parser.py) ------------------------------------------
+    "unsafe_chunk": ("unsafe_chunk(Tensor input, int chunks, int dim=0)",),
+    "conj": ("conj(Tensor input)",),
+    "conj_physical": ("conj_physical(Tensor input, *, Tensor out=None)",),
+    "cross": ("cross(Tensor input, Tensor other, int? dim=None, *, Tensor out=None)",),
+    "kron": ("kron(Tensor input, Tensor other, *, Tensor out=None)",),
+    "masked_scatter": ("masked_scatter(Tensor input, Tensor mask, Tensor source)",),
+    "as_strided": ("as_strided(Tensor input, SymInt[] size, SymInt[] stride, "
+                   "SymInt? storage_offset=None)",),
+    "as_strided_copy": ("as_strided_copy(Tensor input, SymInt[] size, SymInt[] stride, "
+                        "SymInt? storage_offset=None, *, Tensor out=None)",),
+    "as_strided_scatter": ("as_strided_scatter(Tensor input, Tensor src, SymInt[] size, "
+                           "SymInt[] stride, SymInt? storage_offset=None)",),
+    "scaled_dot_product_attention": (
+        "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, "
+        "Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, "
+        "float? scale=None, bool enable_gqa=False)",),
+    "tensor_split": ("tensor_split(Tensor input, SymInt[] indices, int dim=0)",
+                     "tensor_split(Tensor input, Tensor tensor_indices_or_sections, int dim=0)",
+                     "tensor_split(Tensor input, SymInt sections, int dim=0)"),
+    "svd": ("svd(Tensor input, bool some=True, bool compute_uv=True, *, Tensor[3] out=None)",),
+    "unflatten": ("unflatten(Tensor input, int dim, SymInt[] sizes)",),
+    "pinverse": ("pinverse(Tensor input, float rcond=1e-15)",),
+    "index_reduce": ("index_reduce(Tensor input, int dim, Tensor index, Tensor source, "
+                     "str reduce, *, bool include_self=True, Tensor out=None)",),
+    "put": ("put(Tensor input, Tensor index, Tensor source, bool accumulate=False)",),
+    "take_along_dim": ("take_along_dim(Tensor input, Tensor indices, int? dim=None, *, "
+                       "Tensor out=None)",),
+    "nonzero_static": ("nonzero_static(Tensor input, *, SymInt size, int fill_value=-1, "
+                       "Tensor out=None)",),
+    "argwhere": ("argwhere(Tensor input)",),
+    "diagflat": ("diagflat(Tensor input, int offset=0)",),
+    "cosine_similarity": ("cosine_similarity(Tensor x1, Tensor x2, int dim=1, "
+                          "float eps=1e-08)",),
+    "pairwise_distance": ("pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, "
+                          "bool keepdim=False)",),
+    "bilinear": ("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)",),
+    "rms_norm": ("rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, "
+                 "float? eps=None)",),
+    "matrix_exp": ("matrix_exp(Tensor input)",),
+    "logdet": ("logdet(Tensor input)",),
+    "qr": ("qr(Tensor input, bool some=True, *, Tensor[2] out=None)",),
+    "lu_solve": ("lu_solve(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor out=None)",),
+    "layer_norm": ("layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, "
+                   "Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)",),
+    # OpSpecs whose overloads decide the message for a wrong first argument
+    "remainder": ("remainder(Tensor input, Tensor other, *, Tensor out=None)",
+                  "remainder(Scalar self, Tensor other)|fn",
+                  "remainder(Tensor input, Scalar other, *, Tensor out=None)"),
+    "floor_divide": ("floor_divide(Tensor input, Tensor other, *, Tensor out=None)",
+                     "floor_divide(Tensor input, Scalar other)"),
+    "true_divide": ("true_divide(Tensor input, Tensor other, *, Tensor out=None)",
+                    "true_divide(Tensor input, Scalar other)"),
+    **{n: (f"{n}(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)",
+           f"{n}(Tensor input, int[1]? dim=None, *, Scalar? correction=None, "
+           "bool keepdim=False)",
+           f"{n}(Tensor input, bool unbiased=True)") for n in ("var_mean", "std_mean")},
+    "fill": ("fill(Tensor input, Tensor value)", "fill(Tensor input, Scalar value)"),
+    "view_copy": ("view_copy(Tensor input, dtype dtype, *, Tensor out=None)",
+                  "view_copy(Tensor input, SymInt[] size, *, Tensor out=None)"),
+    # torch.nn.functional's convolutions are these bindings
+    **{f"conv{n}d": tuple(
+        f"conv{n}d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[{n}] stride=1, "
+        f"{padding}, SymInt[{n}] dilation=1, SymInt groups=1)"
+        for padding in (f"SymInt[{n}] padding=0", 'str padding="valid"')) for n in (1, 2, 3)},
+    **{f"conv_transpose{n}d": (
+        f"conv_transpose{n}d(Tensor input, Tensor weight, Tensor? bias=None, "
+        f"SymInt[{n}] stride=1, SymInt[{n}] padding=0, SymInt[{n}] output_padding=0, "
+        f"SymInt groups=1, SymInt[{n}] dilation=1)",) for n in (1, 2, 3)},
+    # torch.linalg.<name> (published under its binding's name, linalg_<name>)
+    "linalg_eig": ("linalg_eig(Tensor input, *, Tensor[2] out=None)",),
+    "linalg_eigh": ('linalg_eigh(Tensor input, str UPLO="L", *, Tensor[2] out=None)',),
+    "linalg_matrix_power": ("linalg_matrix_power(Tensor input, int n, *, Tensor out=None)",),
+    "linalg_det": ("linalg_det(Tensor A, *, Tensor out=None)",),
+    "linalg_inv": ("linalg_inv(Tensor A, *, Tensor out=None)",),
+    "linalg_cholesky": ("linalg_cholesky(Tensor input, *, bool upper=False, Tensor out=None)",),
+    "linalg_ldl_factor": ("linalg_ldl_factor(Tensor input, *, bool hermitian=False, "
+                          "Tensor[2] out=None)",),
+    "linalg_slogdet": ("linalg_slogdet(Tensor A, *, Tensor[2] out=None)",),
+    "linalg_lu_factor": ("linalg_lu_factor(Tensor A, *, bool pivot=True, Tensor[2] out=None)",),
+    "linalg_solve": ("linalg_solve(Tensor A, Tensor B, *, bool left=True, Tensor out=None)",),
+    "linalg_solve_ex": ("linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, "
+                        "bool check_errors=False, Tensor[2] out=None)",),
+    "linalg_svd": ("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None, "
+                   "Tensor[3] out=None)",),
+    "linalg_diagonal": ("linalg_diagonal(Tensor A, *, int offset=0, int dim1=-2, int dim2=-1)",),
+    "linalg_vecdot": ("linalg_vecdot(Tensor x, Tensor y, *, int dim=-1, Tensor out=None)",),
+    "linalg_cond": ("linalg_cond(Tensor input, Scalar? p=None, *, Tensor out=None)",
+                    "linalg_cond(Tensor input, str p, *, Tensor out=None)"),
+    "linalg_eigvals": ("linalg_eigvals(Tensor input, *, Tensor out=None)",),
+    "linalg_eigvalsh": ('linalg_eigvalsh(Tensor input, str UPLO="L", *, Tensor out=None)',),
+    "linalg_matrix_norm": tuple(
+        f"linalg_matrix_norm(Tensor input, {o}, int[] dim={{-2,-1}}, bool keepdim=False, *, "
+        "dtype? dtype=None, Tensor out=None)" for o in ("Scalar ord", 'str ord="fro"')),
+    "linalg_matrix_rank": (
+        "linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, "
+        "bool hermitian=False, Tensor out=None)",
+        "linalg_matrix_rank(Tensor input, *, float? atol=None, float? rtol=None, "
+        "bool hermitian=False, Tensor out=None)",
+        "linalg_matrix_rank(Tensor input, Tensor tol, bool hermitian=False, *, Tensor out=None)",
+        "linalg_matrix_rank(Tensor input, float tol, bool hermitian=False, *, Tensor out=None)"),
+    "linalg_pinv": (
+        "linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, "
+        "bool hermitian=False, Tensor out=None)",
+        "linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, "
+        "bool hermitian=False, Tensor out=None)",
+        "linalg_pinv(Tensor input, Tensor rcond, bool hermitian=False, *, Tensor out=None)",
+        "linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor out=None)"),
+    "linalg_svdvals": ("linalg_svdvals(Tensor A, *, str? driver=None, Tensor out=None)",),
+    "linalg_tensorinv": ("linalg_tensorinv(Tensor input, int ind=2, *, Tensor out=None)",),
+    "linalg_tensorsolve": ("linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None, *, "
+                           "Tensor out=None)",),
     **_unary("abs", "exp", "sigmoid", "tanh", "sqrt", "neg", "floor", "log", "sign", "square",
              "sin", "cos", "ceil", "trunc", "log2", "log10", "rsqrt", "reciprocal", "exp2",
              "expm1", "log1p", "frac"),

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from ._registry import FUNCTIONS
-from .loss import add_scalar, apply_reduction, check_tensors, clamp_min, reduction_code
+from ._arg_parser import check_tensors
+from .loss import add_scalar, apply_reduction, clamp_min, reduction_code
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

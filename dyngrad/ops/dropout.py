@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from ._arg_parser import check_tensors
 from ._registry import FUNCTIONS
 
 _ALPHA = 1.7580993408473766   # SELU's -scale * alpha: the value dropped units take
@@ -55,9 +56,11 @@ def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
 
 def _torch_forms(name, feature, alpha):
     def fn(input, p, train):
+        check_tensors(name, ("input", input))   # (eval mode would hand back anything)
         return _dropout_impl(input, p, train, False, feature, alpha)
 
     def fn_(input, p, train):
+        check_tensors(name + "_", ("input", input))
         return _dropout_impl(input, p, train, True, feature, alpha)
 
     fn.__name__ = fn.__qualname__ = name

@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 
 from .._utils import shape_str
-from . import _dispatch
+from ._arg_parser import check_tensors
 from ._autograd_utils import row_major
 from ._registry import FUNCTIONS, composite, defop
 from ._selection import warn_at_caller
@@ -47,18 +47,6 @@ def legacy_reduction(size_average, reduce) -> str:
     warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}'"
                   " instead.", stacklevel=3)
     return ret
-
-
-def check_tensors(binding: str, *named) -> None:
-    """torch's argument parser on the tensor arguments of the binding a functional loss calls
-    (``cross_entropy_loss``, ``nll_loss_nd``, ``kl_div``...): its TypeError for anything else,
-    checked where the functional calls it, after the reduction is read. `named` holds
-    ``(name, value)`` in the binding's order; a name ending in "?" takes None too."""
-    tensor = _dispatch._Tensor
-    for i, (name, value) in enumerate(named):
-        if not isinstance(value, tensor) and not (value is None and name[-1] == "?"):
-            raise TypeError(f"{binding}(): argument '{name.rstrip('?')}' (position {i + 1}) "
-                            f"must be Tensor, not {type(value).__name__}")
 
 
 def reduction_code(size_average, reduce, reduction) -> int:

@@ -32,7 +32,8 @@ import math
 
 from .._promotion import Promote
 from ._registry import OPS, composite, defop
-from .loss import MEAN, NONE, SUM, check_tensors, clamp_min, legacy_reduction, reduction_code
+from ._arg_parser import check_tensors
+from .loss import MEAN, NONE, SUM, clamp_min, legacy_reduction, reduction_code
 from .arithmetic import _no_derivative
 from .pointwise import _not_implemented
 

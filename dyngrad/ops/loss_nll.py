@@ -16,8 +16,8 @@ from ..backends.numpy_backend import xp as _xp
 from ._autograd_utils import arrays_only, from_array
 from ._registry import OPS, composite, defop
 from ..autograd.forward_ad import FROM_BACKWARD
-from .loss import (MEAN, NONE, SUM, add_scalar, check_tensors, div_scalar, get_enum,
-                   legacy_reduction,
+from ._arg_parser import check_tensors
+from .loss import (MEAN, NONE, SUM, add_scalar, div_scalar, get_enum, legacy_reduction,
                    mul_scalar)
 from .pointwise import _not_implemented
 from .softmax import _log_softmax
