@@ -1,5 +1,5 @@
-"""A non-tensor where torch takes a tensor, for every op of torch's OpInfo database: the first
-or second argument of the op's first float64 sample replaced by a list, None or a float. The
+"""A non-tensor where torch takes a tensor, for every op of torch's OpInfo database: the first,
+second or third argument of the op's first float64 sample replaced by a list, None or a float. The
 call must fail as torch's does, with the same exception type and message: the argument
 parser's TypeError where torch's function is a binding (``cross(): argument 'input' (position
 1) must be Tensor, not list``), the AttributeError where it is Python code that reads an
@@ -40,7 +40,7 @@ KNOWN = {
         "masked.prod")},
     **{(name, 1): _PYTHON for name in (
         "tensordot", "nn.functional.ctc_loss", "trapz", "trapezoid", "cumulative_trapezoid",
-        "nn.functional.batch_norm", "masked.logaddexp")},
+        "masked.logaddexp")},
     ("polygamma.polygamma_n_0", 0): "torch's polygamma takes n first: the tensor is argument 2",
     ("special.polygamma.special_polygamma_n_0", 0): "as polygamma, under special_polygamma's name",
     ("torch.ops.aten._safe_softmax.default", 0): "torch.ops calls go through the dispatcher's "
@@ -61,6 +61,9 @@ KNOWN = {
     **{(name, 0): "torch's Python code computes `A @ ...` first: Python's operator error for "
                   "a number, where dyngrad's matmul names itself" for name in (
         "svd_lowrank", "pca_lowrank")},
+    **{(name, 2): "dyngrad's dispatcher numbers its tensor inputs, not torch's arguments: "
+                  "the dim or normalized_shape before them is not counted" for name in (
+        "scatter_add", "scatter_reduce.sum", "native_layer_norm")},
     ("randint_like", 0): "dyngrad's table lacks randint_like's overloads (low, high and "
                          "generator forms)",
 }
@@ -85,7 +88,7 @@ def _cases():
         if sample is None or _dyngrad_callable(op) is None:
             continue
         args = (sample.input,) + tuple(sample.args)
-        for position in (0, 1):
+        for position in (0, 1, 2):
             if position >= len(args) or not isinstance(args[position], torch.Tensor):
                 continue
             name = _op_id(op)

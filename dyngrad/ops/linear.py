@@ -40,6 +40,9 @@ def linear(input, weight, bias=None):
             (1, "weight", weight)
         raise TypeError(f"linear(): argument '{name}' (position {i + 1}) must be Tensor, "
                         f"not {type(t).__name__}")
+    if bias is not None and not isinstance(bias, Tensor):
+        raise TypeError(f"linear(): argument 'bias' (position 3) must be Tensor, not "
+                        f"{type(bias).__name__}")
     nd = input.ndim
     if nd == 0 or weight.ndim == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are "

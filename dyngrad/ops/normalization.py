@@ -26,6 +26,7 @@ from .._promotion import Promote
 from .._formats import contiguous_format
 from .._utils import shape_str, value_error
 from ..autograd.grad_mode import no_grad
+from ._arg_parser import check_tensors
 from ._geometry import memory_format_strides
 from ._registry import FUNCTIONS, defop
 from .creation import copy_with_strides, suggest_memory_format
@@ -160,6 +161,8 @@ def batch_norm(input, weight=None, bias=None, running_mean=None, running_var=Non
     bias, before any check and with the running statistics untouched (torch's
     _batch_norm_impl_index: a clone rather than a view or a new empty tensor, so that the
     gradient chain holds; an empty batch would otherwise turn the statistics into NaN)."""
+    check_tensors("batch_norm", ("input", input), ("weight?", weight), ("bias?", bias),
+                  ("running_mean?", running_mean), ("running_var?", running_var))
     if input.numel() == 0:
         out = input.clone()
         if weight is not None:
