@@ -529,6 +529,12 @@ CALLS = [
     "t.logsumexp(x, dim=None)", "x.logsumexp(None)", "x.mode(dim=None)", "t.aminmax(x, dim=())",
     "t.count_nonzero(x, 0, True)", "t.count_nonzero(x, 0, keepdim=True)",
     "x.median(keepdim=True)", "x.median(keepdim=False)", "t.nanmedian(x, keepdim=True)",
+    # the random fills' float parameters (a 0-dim tensor and a bool pass; complex, a string,
+    # None, a list and a one-element tensor do not)
+    "x.uniform_('a')", "x.uniform_(0, 'a')", "x.uniform_(1 + 2j)", "x.uniform_(t.ones(1))",
+    "x.uniform_(t.tensor(0.5, requires_grad=True))", "x.normal_('a')", "x.normal_(0, [1])",
+    "x.exponential_('a')", "x.geometric_('a')", "x.cauchy_(0, 'a')", "x.cauchy_('a')",
+    "x.log_normal_('a')", "x.log_normal_(1, None)",
 ]
 
 
@@ -598,3 +604,14 @@ def test_signatures_print_as_torch_lists_them():
             assert listed == [s.printed() for s in sigs if not s.hidden], (name, is_method)
             checked += 1
     assert checked >= 40
+
+
+@pytest.mark.parametrize("expr", [
+    "x.uniform_(t.tensor(0.5))", "x.uniform_(True)", "x.uniform_(np.float32(0.1), 2)",
+    "x.exponential_(np.int64(2))", "x.geometric_(t.tensor(0.3))", "x.cauchy_(t.tensor(1.0))",
+])
+def test_random_fills_take_what_a_float_parameter_takes(expr):
+    for lib in (dyngrad, torch):
+        out, err = _run(expr, lib)
+        assert err is None, (lib.__name__, err)
+        assert tuple(out.shape) == (2, 3)

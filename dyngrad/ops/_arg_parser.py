@@ -560,6 +560,19 @@ def check_tensors(binding: str, *named) -> None:
                             f"must be Tensor, not {type_name(value)}")
 
 
+def float_arg(binding: str, name: str, position: int, value):
+    """A ``float`` parameter as torch's parser takes it: a real Python or NumPy number (a bool
+    too) or a 0-dim tensor that does not require grad, as a Python number; else the parser's
+    TypeError (``cauchy_(): argument 'sigma' (position 2) must be float, not str``)."""
+    if isinstance(value, _registry._Tensor):
+        if value.dim() == 0 and not value.requires_grad:
+            return value.item()
+    elif _is_double(value):
+        return value.item() if isinstance(value, xp.generic) else value
+    raise TypeError(f"{binding}(): argument '{name}' (position {position}) must be float, "
+                    f"not {type_name(value)}")
+
+
 def published(functions: dict, binding=None) -> dict:
     """`functions` (public name -> function) with the plain Python functions that the table
     holds wrapped by ``explaining``; OpSpecs explain their failures in ``call`` already.

@@ -26,6 +26,7 @@ from .creation import (FACTORY_KW, TYPEMETA_NAME, _is_int, _size_args, _size_kw,
 from .random import numpy_generator as _gen
 from . import random_streams as _rs
 from .random_bounds import _random_bounds, _random_default_bounds
+from ._arg_parser import float_arg
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, fw_not_implemented
 
@@ -92,7 +93,11 @@ def uniform(xp, self, from_=0, to=1, *, generator=None):
     d = D.from_np(self.dtype)
     _float_kernel_check("check_uniform_bounds", self.dtype)
     real = d.to_real()
-    lo, hi = float(number(from_)), float(number(to))
+    # (positions as torch's method call counts them: uniform_ is reached through its Python
+    # method below, which passes errors on; the methods made from an OpSpec recount the
+    # dispatcher's positions, which count `self`, so cauchy_'s kernel counts it)
+    lo = float(float_arg("uniform_", "from", 1, from_))
+    hi = float(float_arg("uniform_", "to", 2, to))
     mx = float(_npb.finfo(real.np).max)
     name = TYPEMETA_NAME[real]
     for v, what in ((lo, "from"), (hi, "to")):
@@ -119,7 +124,7 @@ def uniform_(self, *args, generator=None, **kwargs):
        public="normal")
 def normal_inplace(xp, self, mean=0, std=1, *, generator=None):
     """Fill with samples from N(mean, std**2)."""
-    mean, std = number(mean), number(std)
+    mean, std = float_arg("normal_", "mean", 2, mean), float_arg("normal_", "std", 3, std)
     if not std >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
     _float_kernel_check("normal_kernel_cpu", self.dtype)
@@ -245,7 +250,7 @@ def random_(self, *args, generator=None, **kwargs):
        variants=INPLACE_ONLY, public="exponential")
 def exponential(xp, self, lambd=1, *, generator=None):
     """Fill with samples from Exp(lambd)."""
-    lambd = number(lambd)
+    lambd = float_arg("exponential_", "lambd", 2, lambd)
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     if self.dtype.kind not in "fV":
@@ -260,7 +265,7 @@ def exponential(xp, self, lambd=1, *, generator=None):
        public="geometric")
 def geometric(xp, self, p, *, generator=None):
     """Fill with the number of Bernoulli(p) trials up to the first success."""
-    p = number(p)
+    p = float_arg("geometric_", "p", 1, p)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
     if self.dtype.kind in "cb":
@@ -282,7 +287,8 @@ def geometric_(self, *args, generator=None, **kwargs):
        public="cauchy")
 def cauchy(xp, self, median=0, sigma=1, *, generator=None):
     """Fill with samples from Cauchy(median, sigma)."""
-    median, sigma = number(median), number(sigma)
+    median = float_arg("cauchy_", "median", 2, median)
+    sigma = float_arg("cauchy_", "sigma", 3, sigma)
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
     d = D.from_np(self.dtype)
@@ -298,7 +304,8 @@ def cauchy(xp, self, median=0, sigma=1, *, generator=None):
        public="log_normal")
 def log_normal(xp, self, mean=1, std=2, *, generator=None):
     """Fill with exp(N(mean, std**2))."""
-    mean, std = number(mean), number(std)
+    mean = float_arg("log_normal_", "mean", 2, mean)
+    std = float_arg("log_normal_", "std", 3, std)
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
     if self.dtype.kind not in "fV":
