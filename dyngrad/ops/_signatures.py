@@ -295,6 +295,50 @@ SIGNATURES = {
     "lu_solve": ("lu_solve(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor out=None)",),
     "layer_norm": ("layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, "
                    "Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)",),
+    # OpSpecs whose table entry words the error for a wrongly typed argument (dim='a')
+    **{n: (f"{n}(Tensor input, int dim, *, Tensor[2] out=None)",) for n in ("cummax", "cummin")},
+    "logcumsumexp": ("logcumsumexp(Tensor input, int dim, *, Tensor out=None)",),
+    "index_copy": ("index_copy(Tensor input, int dim, Tensor index, Tensor source, *, "
+                   "Tensor out=None)",),
+    "scatter_add": ("scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, "
+                    "Tensor out=None)",),
+    "renorm": ("renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor out=None)",),
+    "select_scatter": ("select_scatter(Tensor input, Tensor src, int dim, SymInt index)",),
+    "slice_scatter": ("slice_scatter(Tensor input, Tensor src, int dim=0, SymInt? start=None, "
+                      "SymInt? end=None, SymInt step=1, *, Tensor out=None)",),
+    "unbind_copy": ("unbind_copy(Tensor input, int dim=0, *, Tensor[] out=None)",),
+    "unsqueeze_copy": ("unsqueeze_copy(Tensor input, int dim, *, Tensor out=None)",),
+    "transpose_copy": ("transpose_copy(Tensor input, int dim0, int dim1, *, Tensor out=None)",),
+    "unfold_copy": ("unfold_copy(Tensor input, int dimension, int size, int step, *, "
+                    "Tensor out=None)",),
+    "permute_copy": ("permute_copy(Tensor input, int[] dims, *, Tensor out=None)",),
+    "expand_copy": ("expand_copy(Tensor input, SymInt[] size, *, bool implicit=False, "
+                    "Tensor out=None)",),
+    "split_with_sizes": ("split_with_sizes(Tensor input, SymInt[] split_sizes, int dim=0)",),
+    "split_with_sizes_copy": ("split_with_sizes_copy(Tensor input, SymInt[] split_sizes, "
+                              "int dim=0, *, Tensor[] out=None)",),
+    "unsafe_split": ("unsafe_split(Tensor input, SymInt split_size, int dim=0)",),
+    "native_batch_norm": ("native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, "
+                          "Tensor? running_mean, Tensor? running_var, bool training, "
+                          "float momentum, float eps, *, Tensor[3] out=None)",),
+    "native_group_norm": ("native_group_norm(Tensor input, Tensor? weight, Tensor? bias, "
+                          "SymInt N, SymInt C, SymInt HxW, int group, float eps)",),
+    "native_layer_norm": ("native_layer_norm(Tensor input, SymInt[] normalized_shape, "
+                          "Tensor? weight, Tensor? bias, float eps)",),
+    **{f"grid_sampler_{n}d": (f"grid_sampler_{n}d(Tensor input, Tensor grid, "
+                              "int interpolation_mode, int padding_mode, bool align_corners)",)
+       for n in (2, 3)},
+    "glu": ("glu(Tensor input, int dim=-1, *, Tensor out=None)",),
+    "avg_pool1d": ("avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=None, "
+                   "int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True)",),
+    "adaptive_avg_pool1d": ("adaptive_avg_pool1d(Tensor input, int[1] output_size)",),
+    **{f"avg_pool{n}d": (f"avg_pool{n}d(Tensor input, int[{n}] kernel_size, "
+                         f"int[{n}] stride=None, int[{n}] padding=0, bool ceil_mode=False, "
+                         "bool count_include_pad=True, int? divisor_override=None, *, "
+                         "Tensor out=None)",) for n in (2, 3)},
+    "scatter_reduce": ("scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, "
+                       "str reduce, *, bool include_self=True, Tensor out=None)",),
+    "unfold": ("unfold(int dimension, int size, int step)|method",),
     # OpSpecs whose overloads decide the message for a wrong first argument
     "remainder": ("remainder(Tensor input, Tensor other, *, Tensor out=None)",
                   "remainder(Scalar self, Tensor other)|fn",
