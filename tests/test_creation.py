@@ -533,6 +533,8 @@ LINSPACE_CASES = [
     "t.linspace(0, 1, 5, dtype=t.complex64)", "t.linspace(0, 1j, 5)", "t.linspace(1j, 2, 3)",
     "t.linspace(t.tensor(0.), t.tensor(1.), 3)", "t.linspace(t.tensor(0), t.tensor(1), 3)",
     "t.linspace(t.tensor(0, dtype=t.float64), t.tensor(1), 3)", "t.linspace(t.tensor([0.]), 1, 3)",
+    "t.linspace(t.tensor([0.]), t.tensor(1.), 3)", "t.logspace(t.tensor(0.), t.tensor([1.]), 3)",
+    "t.logspace(0, t.tensor([1.]), 3)",
     "t.linspace(0, 1, t.tensor(3))", "t.linspace(0, 1, 5, requires_grad=True)",
     "t.linspace(0, 1, 5, dtype=t.float16)",
     "t.linspace(0, 1, 5, dtype=t.int64, requires_grad=True)",

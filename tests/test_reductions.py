@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import dyngrad
+from tests.compare import same_outcome
 
 INF, NAN = math.inf, math.nan
 
@@ -479,3 +480,20 @@ def test_keepdim_results_have_torchs_strides(name):
             theirs = KEEPDIM[name](torch.tensor(x).permute(*perm), d)
             assert ours.stride() == theirs.stride(), (perm, d)
             _close(ours, theirs, f"{name} {perm} {d}")
+
+
+@pytest.mark.parametrize("expr", [
+    "t.amax(x, 0, out=t.empty(3, dtype=t.int32))", "t.amin(x, out=t.empty((), dtype=t.float64))",
+    "t.amax(x.int(), 0, out=t.empty(3))",
+    "t.aminmax(x, out=(t.empty(()), t.empty((), dtype=t.float64)))",
+    "t.aminmax(x.long(), dim=0, out=(t.empty(3, dtype=t.int32), t.empty(3, dtype=t.int64)))",
+    "t.multinomial(t.ones(3), 2, out=t.empty(2))",
+    "t.multinomial(t.ones(3), 2, out=t.empty(2, dtype=t.int32))",
+])
+def test_out_of_another_dtype_refused_as_torch(expr):
+    """amax, amin and aminmax take an out= of the input's dtype only, multinomial an int64 one:
+    torch's words for each."""
+    def run(lib):
+        x = lib.ones(2, 3)
+        return eval(expr, {"t": lib, "x": x})
+    same_outcome(run)

@@ -154,8 +154,8 @@ def sum_to_size(grad, *size):
     if gshape == size:
         return grad
     if not expandable(size, gshape):
-        raise RuntimeError(f"size {shape_str(size)} is not expandable to size "
-                           f"{shape_str(gshape)}.")
+        raise RuntimeError(f"size {{{shape_str(size)}}} is not expandable to size "
+                           f"{{{shape_str(gshape)}}}.")
     lead = len(gshape) - len(size)
     dims = list(range(lead)) + [lead + d for d, s in enumerate(size)
                                 if s == 1 and gshape[lead + d] != 1]

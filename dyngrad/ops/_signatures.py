@@ -340,9 +340,11 @@ SIGNATURES = {
                        "str reduce, *, bool include_self=True, Tensor out=None)",),
     "unfold": ("unfold(int dimension, int size, int step)|method",),
     # OpSpecs whose overloads decide the message for a wrong first argument
-    "remainder": ("remainder(Tensor input, Tensor other, *, Tensor out=None)",
-                  "remainder(Scalar self, Tensor other)|fn",
-                  "remainder(Tensor input, Scalar other, *, Tensor out=None)"),
+    **{n: (f"{n}(Tensor input, Tensor other, *, Tensor out=None)",
+           f"{n}(Scalar self, Tensor other)|fn",
+           f"{n}(Tensor input, Scalar other, *, Tensor out=None)")
+       for n in ("remainder", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                 "bitwise_right_shift")},
     "floor_divide": ("floor_divide(Tensor input, Tensor other, *, Tensor out=None)",
                      "floor_divide(Tensor input, Scalar other)"),
     "true_divide": ("true_divide(Tensor input, Tensor other, *, Tensor out=None)",

@@ -567,6 +567,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if p.dtype.kind not in "fV":
         raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
                            f"{input.dtype._legacy}")
+    if isinstance(out, _tensor_cls()) and out.dtype.np != xp.int64:
+        raise RuntimeError(f"multinomial expects Long tensor out, got: {out.dtype._legacy}")
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     k = p.shape[-1]

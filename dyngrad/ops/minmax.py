@@ -14,8 +14,10 @@ from __future__ import annotations
 from .. import return_types
 from .._promotion import Promote
 from .._utils import canonical_dim, plain_int
+from . import _registry
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import FROM_BACKWARD
+from .linalg import cpp_type_name
 from .pointwise import _not_implemented, maximum, minimum
 from .reduction import (_NO_DIM, _dims, _kw, dense, invalid_arguments, reduced_axes,
                         unsqueeze_multiple, write_outs)
@@ -203,15 +205,26 @@ _amax = _amax_amin("amax", "max", "max_values_cpu")
 _amin = _amax_amin("amin", "min", "min_values_cpu")
 
 
+def _same_dtype_out(input, out):
+    """amax's and amin's out= takes the input's dtype only (no cast, as for other reductions)."""
+    tensor = _registry._Tensor
+    if isinstance(out, tensor) and isinstance(input, tensor) and out.dtype != input.dtype:
+        raise RuntimeError(f"Expected the dtype for input and out to match, but got "
+                           f"{input.dtype._legacy} for input's dtype and {out.dtype._legacy} for "
+                           "out's dtype.")
+
+
 def amax(input, dim=(), keepdim=False, *, out=None):
     """The maximum over ``dim`` (an int or a tuple; () or None: every dim); ties share the
     gradient evenly."""
+    _same_dtype_out(input, out)
     return _amax(input, () if dim is None else dim, keepdim, **_kw(out=out))
 
 
 def amin(input, dim=(), keepdim=False, *, out=None):
     """The minimum over ``dim`` (an int or a tuple; () or None: every dim); ties share the
     gradient evenly."""
+    _same_dtype_out(input, out)
     return _amin(input, () if dim is None else dim, keepdim, **_kw(out=out))
 
 
@@ -259,7 +272,13 @@ _aminmax.jvp(FROM_BACKWARD)
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """``return_types.aminmax(min, max)`` over everything or over ``dim``."""
     result = return_types.aminmax(_aminmax(input, dim=dim, keepdim=keepdim))
-    return result if out is None else write_outs("aminmax", out, result)
+    if out is None:
+        return result
+    for o in out if isinstance(out, (tuple, list)) else ():
+        if isinstance(o, _registry._Tensor) and o.dtype != input.dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype {cpp_type_name(input.dtype)}, "
+                               f"but got {cpp_type_name(o.dtype)} instead")
+    return write_outs("aminmax", out, result)
 
 
 # -- argmax, argmin ------------------------------------------------------------------------------

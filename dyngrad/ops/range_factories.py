@@ -238,11 +238,17 @@ def finish_range(arr, requires_grad, device, out):
     return finish(fresh(arr), requires_grad, factory_device(device), out)
 
 
-def _endpoint(fname, v, name, pos):
-    if isinstance(v, _tensor_cls()) and v.ndim:
+def _endpoints(fname, start, end):
+    """(start, end) as Python numbers; torch's error for a tensor of more dims, worded by its
+    overload: the tensors among start and end, each with its dims."""
+    tensor = _tensor_cls()
+    given = [(name, v.ndim) for name, v in (("start", start), ("end", end))
+             if isinstance(v, tensor)]
+    if any(ndim for _, ndim in given):
+        dims = " and ".join(f"{name} with {ndim} dimension(s)" for name, ndim in given)
         raise RuntimeError(f"{fname} only supports 0-dimensional start and end tensors, but got "
-                           f"{name} with {v.ndim} dimension(s).")
-    return number(v, fname, name, pos)
+                           f"{dims}.")
+    return number(start, fname, "start", 1), number(end, fname, "end", 2)
 
 
 def _steps(fname, start, end, steps, base=None) -> int:
@@ -302,8 +308,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
              requires_grad=False, pin_memory=False):
     """`steps` evenly spaced values from `start` to `end` inclusive (computed from both ends,
     as torch does)."""
-    s = _endpoint("linspace", start, "start", 1)
-    e = _endpoint("linspace", end, "end", 2)
+    s, e = _endpoints("linspace", start, end)
     n = _steps("linspace", start, end, steps)
     d = _range_dtype(dtype, out, s, e)
     if d is D.bool_:
@@ -341,8 +346,7 @@ def _logspace_values(s, e, n, base: float, d):
 def logspace(start, end, steps, base=None, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """`steps` values from ``base ** start`` to ``base ** end``, evenly spaced in the exponent."""
-    s = _endpoint("logspace", start, "start", 1)
-    e = _endpoint("logspace", end, "end", 2)
+    s, e = _endpoints("logspace", start, end)
     n = _steps("logspace", start, end, steps, base)
     base = number(10.0 if base is None else base, "logspace", "base", 4)
     if isinstance(base, complex):
