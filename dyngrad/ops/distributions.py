@@ -93,9 +93,10 @@ def uniform(xp, self, from_=0, to=1, *, generator=None):
     d = D.from_np(self.dtype)
     _float_kernel_check("check_uniform_bounds", self.dtype)
     real = d.to_real()
-    # (positions as torch's method call counts them: uniform_ is reached through its Python
-    # method below, which passes errors on; the methods made from an OpSpec recount the
-    # dispatcher's positions, which count `self`, so cauchy_'s kernel counts it)
+    # (positions as torch counts them in a method call, 1 after self: uniform_'s and
+    # geometric_'s Python methods pass errors on as they are, where the methods made from an
+    # OpSpec (normal_, exponential_, cauchy_, log_normal_) renumber the dispatcher's positions,
+    # which count self: so those kernels count it, from 2)
     lo = float(float_arg("uniform_", "from", 1, from_))
     hi = float(float_arg("uniform_", "to", 2, to))
     mx = float(_npb.finfo(real.np).max)

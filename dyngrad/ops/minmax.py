@@ -206,7 +206,8 @@ _amin = _amax_amin("amin", "min", "min_values_cpu")
 
 
 def _same_dtype_out(input, out):
-    """amax's and amin's out= takes the input's dtype only (no cast, as for other reductions)."""
+    """amax's and amin's out= takes the input's dtype only, where other reductions cast into
+    their out= (torch's message)."""
     tensor = _registry._Tensor
     if isinstance(out, tensor) and isinstance(input, tensor) and out.dtype != input.dtype:
         raise RuntimeError(f"Expected the dtype for input and out to match, but got "
