@@ -535,6 +535,9 @@ CALLS = [
     "x.uniform_(t.tensor(0.5, requires_grad=True))", "x.normal_('a')", "x.normal_(0, [1])",
     "x.exponential_('a')", "x.geometric_('a')", "x.cauchy_(0, 'a')", "x.cauchy_('a')",
     "x.log_normal_('a')", "x.log_normal_(1, None)",
+    # a NumPy number where a tensor goes, named as torch's parser names its type
+    "t.arctan2(np.float64(1), x)", "F.linear(np.float64(1), x)", "F.linear(x, x, np.float32(1))",
+    "F.cross_entropy(np.float64(1), ix)",
 ]
 
 

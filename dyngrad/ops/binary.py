@@ -19,6 +19,7 @@ from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
 from .._promotion import Promote, result_type_of_args
 from .._utils import broadcast_shapes
+from ._arg_parser import check_tensors
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR
 from ._autograd_utils import conj
@@ -304,26 +305,19 @@ def _(ctx, grad):
 hypot.jvp(AUTO_ELEMENT_WISE)
 
 
-def _require_tensors(fname, args, first=1) -> None:
-    for i, (name, value) in enumerate(args):
-        if not isinstance(value, _tensor_cls()):
-            raise TypeError(f"{fname}(): argument '{name}' (position {i + first}) must be "
-                            f"Tensor, not {type(value).__name__}")
-
-
 def arctan2(input, other, *, out=None):
     """Alias of ``atan2``."""
-    _require_tensors("arctan2", (("input", input), ("other", other)))
+    check_tensors("arctan2", ("input", input), ("other", other))
     return _call(atan2, (input, other), out)
 
 
 def _arctan2_method(self, other):
-    _require_tensors("arctan2", (("other", other),))
+    check_tensors("arctan2", ("other", other))
     return atan2(self, other)
 
 
 def arctan2_(self, other):
-    _require_tensors("arctan2_", (("other", other),))
+    check_tensors("arctan2_", ("other", other))
     return atan2.call_inplace(self, other)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .._promotion import Promote
 from . import _registry
+from ._arg_parser import check_tensors
 from ._registry import FUNCTIONS, METHODS, composite, defop
 from ..autograd.forward_ad import MULTILINEAR
 
@@ -35,14 +36,9 @@ def _flatten_nd_linear(input, weight, bias):
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``. See Note [linear is a composite]."""
     Tensor = _registry._Tensor
-    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
-        i, name, t = (0, "input", input) if not isinstance(input, Tensor) else \
-            (1, "weight", weight)
-        raise TypeError(f"linear(): argument '{name}' (position {i + 1}) must be Tensor, "
-                        f"not {type(t).__name__}")
-    if bias is not None and not isinstance(bias, Tensor):
-        raise TypeError(f"linear(): argument 'bias' (position 3) must be Tensor, not "
-                        f"{type(bias).__name__}")
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)
+            and (bias is None or isinstance(bias, Tensor))):   # (checked cheaply first)
+        check_tensors("linear", ("input", input), ("weight", weight), ("bias?", bias))
     nd = input.ndim
     if nd == 0 or weight.ndim == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
