@@ -8,6 +8,7 @@ overflow nor lose the result; a slice holding +inf or only -inf gives NaN, as to
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 from ..backends import numpy_backend as _npb
@@ -29,6 +30,20 @@ def _prepare(xp, self, dim, kernel):
                                self.dtype)
     x = self.astype(xp.float32) if self.dtype in _npb.LOW else self   # float opmath for half
     return x, (d if self.ndim else None)
+
+
+# Note [Few NumPy calls for a classifier's loss]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# In a training step, the loss runs right after the matrix products of the layers, which have
+# filled the CPU's caches with weights: NumPy's and Python's code for the loss is read back from
+# memory, and each further call costs several times its warm time (on the bench's Intel Xeon,
+# log_softmax's kernel on (32, 10) logits took 9 us warm and 40 us after 1 MB of other traffic).
+# So the common case takes as few calls as it can: no ``errstate`` block (the process ignores
+# floating-point errors already, numpy_backend.py; the block matters only in a thread, whose
+# error state is NumPy's default, and only where inf - inf or log(0) can occur, which finite
+# row maxima rule out), no dim or dtype helpers. Same numbers as the general path; the MLP
+# step's loss 12 us faster (118 -> 106, side by side in one process).
+_isfinite = math.isfinite
 
 
 def _shifted(xp, x, axis):
@@ -69,6 +84,16 @@ def _(ctx, self_t):   # y * (t - sum(y t))
 @defop("_log_softmax", node="LogSoftmaxBackward0", promote=Promote.NONE, variants=(),
        saves=("result",), scalars=())
 def _log_softmax(xp, self, dim, half_to_float=False):
+    nd = self.ndim
+    if (dim == -1 or dim == nd - 1) and nd and self.dtype.kind == "f" and self.itemsize >= 4 \
+            and self.size and self.flags.c_contiguous:
+        # Note [Few NumPy calls for a classifier's loss]: a classifier's logits, the rows'
+        # maxima finite (no inf - inf, no row of -inf), with no error state to set
+        m = reduce_rows(xp, xp.maximum, self, -1, keepdims=True)
+        if _isfinite(xp.add.reduce(m, None)):
+            s = self - m
+            s -= xp.log(reduce_rows(xp, xp.add, xp.exp(s), -1, keepdims=True))
+            return s
     x, axis = _prepare(xp, self, dim, "log_softmax")
     if not x.size:
         return self.copy()
