@@ -784,9 +784,11 @@ def _check_expandable(fn, i, gshape, shape):
 def _sum_to(fn, i, g, shape):
     """Sum a broadcast gradient back to `shape`, or torch's "invalid gradient" error."""
     lead = g._data.ndim - len(shape)
-    if lead > 0 and not _state.grad_enabled and g._data.shape[lead:] == shape:
+    if lead > 0 and not _state.grad_enabled and g._data.shape[lead:] == shape \
+            and _graph.unobserved(fn, i):
         # a bias's gradient: sum the leading dims away (one op, a fresh tensor); with
-        # create_graph it is sum_to_size's keepdim sum and view, the graph torch records
+        # create_graph, or where a hook could look, it is sum_to_size's keepdim sum and view,
+        # the graph and the view torch makes
         dims = tuple(range(lead))
         data = g._data
         ops = _ops()

@@ -341,6 +341,19 @@ _graph_task = _GraphTask()
 # update lost between threads can only make it answer True for a pruned edge: the formula then
 # computes a gradient that the engine drops, as it does for every gradient it does not want.
 _pruning = 0
+
+
+def unobserved(node, i) -> bool:
+    """Nothing but the engine can see the gradient `node` passes to its input `i`: no hook on
+    `node` or on the node it goes to (pre-hooks, Tensor.register_hook, retain_grad), none on
+    a leaf it goes to, and no ``inputs=`` to capture it at. The engine may then hand it on in
+    a form torch's hooks would not see (Note [Transposed gradients as arrays] in
+    ops/linalg.py)."""
+    if node._hooked or _pruning:
+        return False
+    nxt = node._next[i]
+    return nxt is not None and not nxt._hooked and not (
+        type(nxt) is AccumulateGrad and nxt.variable._backward_hooks)
 _Tensor = None   # the Tensor class (set by ops/_registry.py): saved_tensors' unboxed inputs
 
 

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from .._utils import contiguous_strides, shape_str
 from ..autograd import grad_mode as _gm
+from ..autograd.graph import unobserved  # noqa: F401  (the formulas' import)
 from ..backends.numpy_backend import ndarray, xp as _xp
 from . import _dispatch
 from ._geometry import _memory_formats

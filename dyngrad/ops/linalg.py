@@ -28,7 +28,7 @@ from .._utils import broadcast_shapes, shape_str
 from ..backends import numpy_backend as _npb
 from ..backends.blas import gemm_plus
 from . import _dispatch, _registry
-from ._autograd_utils import arrays_only, conj, from_array
+from ._autograd_utils import arrays_only, conj, from_array, unobserved
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..autograd.forward_ad import MULTILINEAR
 
@@ -125,20 +125,43 @@ def _column_major(t) -> bool:
     return a.strides[0] == a.itemsize and a.strides[1] == a.shape[0] * a.itemsize
 
 
-def _product_grads(grad, mat1, mat2, need1, need2):
-    """The gradients of ``mat1 @ mat2`` in their array form (Note [Array formulas]): the
-    products the op forms below dispatch, on the arrays, a column-major input's gradient
-    transposed back by the ``t`` op as there."""
+# Note [Transposed gradients as arrays]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A linear layer's weight ``w`` enters its product as ``w.t()``, so its gradient takes two
+# transposes: AddmmBackward0 computes the product in the layout of ``w`` and hands it on
+# transposed (torch's mm_mat2_backward: ``grad.t().mm(mat1).t()``), and TBackward0 transposes it
+# back for AccumulateGrad, which keeps it as ``.grad``. In torch both are views. Made as views
+# here, they cost a view's bookkeeping twice and the steal a check that nothing else reaches the
+# memory (Note [Stealing a gradient that is a view] in autograd/engine.py): 45 us of a 1.25 ms
+# MLP step at batch 32 (three layers; side by side in one process, on the bench's Intel Xeon).
+# Where nothing but the engine can see these gradients (``graph.unobserved``: no hook on the
+# nodes or the leaf, no ``inputs=``), each is instead a new tensor over the NumPy transpose: the
+# product is fresh, and TBackward0 takes that form only for a gradient whose memory nothing
+# else reaches (``shape._sole_owner``), so the tensor it makes is as much the sole owner of its
+# memory as any new result, and AccumulateGrad keeps it without further checks. Values,
+# strides and the leaf's ``.grad`` are the same; where a hook or ``inputs=`` looks, the views
+# are made as torch makes them (and the bias's gradient is summed as a view too, as torch's
+# sum_to makes it).
+def _product_grads(ctx, first, grad, mat1, mat2, need1, need2):
+    """The gradients of ``mat1 @ mat2`` (inputs `first` and `first` + 1 of the node `ctx`) in
+    their array form (Note [Array formulas]): the products the op forms below dispatch, on the
+    arrays, a column-major input's gradient transposed back: by the ``t`` op as there where a
+    hook could see it, else as the array's transpose (Note [Transposed gradients as arrays])."""
     xp = _npb.xp
     g, a, b = grad._data, mat1._data, mat2._data
     g1 = g2 = None
     if need1:
-        g1 = from_array(_product(xp, xp.matmul, b, g.T)).t() if _column_major(mat1) \
+        g1 = _transposed(ctx, first, _product(xp, xp.matmul, b, g.T)) if _column_major(mat1) \
             else from_array(_product(xp, xp.matmul, g, b.T))
     if need2:
-        g2 = from_array(_product(xp, xp.matmul, g.T, a)).t() if _column_major(mat2) \
-            else from_array(_product(xp, xp.matmul, a.T, g))
+        g2 = _transposed(ctx, first + 1, _product(xp, xp.matmul, g.T, a)) \
+            if _column_major(mat2) else from_array(_product(xp, xp.matmul, a.T, g))
     return g1, g2
+
+
+def _transposed(ctx, i, product):
+    """The transpose of a fresh product, as the gradient `ctx` passes to its input `i`."""
+    return from_array(product.T) if unobserved(ctx, i) else from_array(product).t()
 
 
 @mm.backward
@@ -146,7 +169,7 @@ def _(ctx, grad):
     self, mat2 = ctx.saved_tensors
     need_self, need_mat2 = ctx.needs_input_grad
     if arrays_only(grad, self, mat2):
-        return _product_grads(grad, self, mat2, need_self, need_mat2)
+        return _product_grads(ctx, 0, grad, self, mat2, need_self, need_mat2)
     grad_self = grad_mat2 = None
     # a column-major input gets a column-major gradient (torch's mm_mat1/mat2_backward);
     # complex operands enter conjugated (Note [Complex gradients]: grad @ mat2.mH)
@@ -529,7 +552,7 @@ def _bias_grad(ctx, grad):
     engine would sum it to the bias's shape (the same call, Note [Leading-axis sums as
     products]), here, without the engine's round trip; `grad` itself for any other shape."""
     g = grad._data
-    if g.ndim == 2 and ctx._meta[0][0] == g.shape[1:]:
+    if g.ndim == 2 and ctx._meta[0][0] == g.shape[1:] and unobserved(ctx, 0):
         total = _npb.leading_sum(g, 1)
         if total is not None:
             return from_array(total)
@@ -543,7 +566,7 @@ def _(ctx, grad):
     # (beta and alpha are keyword-only: a linear layer's call passes neither)
     if not ctx._kwargs and arrays_only(grad, mat1, mat2):
         return (_bias_grad(ctx, grad) if need0 else grad,) + \
-            _product_grads(grad, mat1, mat2, need1, need2)
+            _product_grads(ctx, 1, grad, mat1, mat2, need1, need2)
     beta, alpha = (ctx.beta, ctx.alpha) if ctx._kwargs else (1, 1)
     g1 = g2 = None
     if need1:

@@ -20,6 +20,7 @@ as a scatter] in view_backward.py).
 from __future__ import annotations
 
 import operator
+import sys
 
 from .. import _dtypes as D
 from .._promotion import Promote
@@ -30,6 +31,7 @@ from ._geometry import (  # noqa: F401  (geometry as ATen computes it; see _geom
     _memory_formats, _numel, compute_stride, expand_geometry, infer_dense_strides, infer_size,
     is_non_overlapping_and_dense, memory_format_strides, storage_extent,
 )
+from ._autograd_utils import arrays_only, from_array, unobserved
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR
 
@@ -360,6 +362,9 @@ def swapdims(input, dim0: int, dim1: int):
     return _transpose(input, dim0, dim1)
 
 
+_getrefcount = sys.getrefcount
+
+
 def _t_geom(geom, name="t"):
     shape, stride, offset = geom
     if len(shape) > 2:
@@ -380,7 +385,23 @@ def _(a):
 
 @_t.backward
 def _(ctx, grad):
+    d = grad._data
+    if arrays_only(grad) and grad._base is None and grad._storage is None \
+            and _sole_owner(grad, d) and unobserved(ctx, 0):
+        return from_array(d.T)   # Note [Transposed gradients as arrays]
     return _t(grad)
+
+
+def _sole_owner(grad, d) -> bool:
+    """Whether the engine's gradient `grad` (its array `d`) is the only way to its memory: the
+    engine's reference and this frame's reach the tensor, the tensor alone holds its array,
+    and that array alone holds the array owning the memory, if it is a view (sys.getrefcount
+    counts its own argument, and the frames' names: the counts below). A gradient passed to
+    two nodes (AddBackward0's), kept by a hook or saved, has more."""
+    if _getrefcount(grad) > 4 or _getrefcount(d) > 4:
+        return False
+    owner = d.base
+    return owner is None or (owner.base is None and _getrefcount(owner) == 3)
 
 
 _t.jvp(AUTO_LINEAR)

@@ -236,26 +236,73 @@ def _shares(a, b):
     return np.shares_memory(a.detach().numpy(), b.detach().numpy())
 
 
+def _products_made(monkeypatch):
+    """The data pointers of the matrix products the formulas compute, as they make them."""
+    from dyngrad.ops import linalg
+    made = []
+    product = linalg._product
+
+    def spy(*args):
+        r = product(*args)
+        made.append(r.__array_interface__["data"][0])
+        return r
+    monkeypatch.setattr(linalg, "_product", spy)
+    return made
+
+
 def test_a_linear_layers_gradients_are_taken_not_copied(monkeypatch):
-    """The weight gradient arrives as t(t(mm result)): nothing else reaches its memory, so the
-    leaf keeps it (Note [Stealing a gradient that is a view]); the bias's is a fresh sum."""
-    from dyngrad.autograd import engine
-    taken = []
-    check = engine._only_view_of_its_memory
-    monkeypatch.setattr(engine, "_only_view_of_its_memory",
-                        lambda g: taken.append(check(g)) or taken[-1])
+    """The weight gradient is the transposed product t(t(mm result)): nothing else reaches its
+    memory, so the leaf keeps it (Note [Transposed gradients as arrays]); the bias's is a fresh
+    sum."""
+    made = _products_made(monkeypatch)
     rng = np.random.default_rng(0)
     w = dyngrad.tensor(rng.standard_normal((4, 3)), requires_grad=True)
     b = dyngrad.tensor(rng.standard_normal(4), requires_grad=True)
     x = dyngrad.tensor(rng.standard_normal((5, 3)))
     dyngrad.nn.functional.linear(x, w, b).pow(2).sum().backward()
-    assert taken == [True]
+    assert w.grad.data_ptr() in made
     tw = torch.tensor(w.detach().numpy(), requires_grad=True)
     tb = torch.tensor(b.detach().numpy(), requires_grad=True)
     torch.nn.functional.linear(torch.tensor(x.numpy()), tw, tb).pow(2).sum().backward()
     np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-12)
     np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-12)
     assert w.grad.stride() == tw.grad.stride() and w.grad._base is None and b.grad._base is None
+
+
+def test_hooks_see_a_linear_layers_transposed_gradients_as_views_like_torch():
+    """Where a hook or inputs= can see them, the transposed gradients are views, as torch's
+    (Note [Transposed gradients as arrays]); the leaf's gradient is the same either way."""
+    def run(lib, where):
+        w = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        b = lib.zeros(2, requires_grad=True)
+        x = lib.tensor([[1.0, -1.0, 2.0]] * 4)
+        wt = w.t()
+        out = lib.addmm(b, x, wt)
+        seen = []
+        node = out.grad_fn
+        t_node = node.next_functions[2][0]
+
+        def look(grads):
+            seen.append([None if g is None else (g._base is not None, g.stride()) for g in grads])
+        if where == "post":
+            node.register_hook(lambda gi, go: look(gi))
+        elif where == "pre":
+            t_node.register_prehook(lambda go: look(go))
+        elif where == "t_post":
+            t_node.register_hook(lambda gi, go: look(gi))
+        elif where == "leaf":
+            w.register_hook(lambda g: look([g]))
+        elif where == "tensor":
+            wt.register_hook(lambda g: look([g]))
+        loss = (out * out).sum()
+        if where == "inputs":
+            seen.append([(g._base is not None, g.stride())
+                         for g in lib.autograd.grad(loss, (wt, w), retain_graph=True)])
+        loss.backward()
+        return seen, w.grad.tolist(), w.grad.stride(), w.grad._base is None
+
+    for where in ("post", "pre", "t_post", "leaf", "tensor", "inputs"):
+        assert run(dyngrad, where) == run(torch, where), where
 
 
 def test_a_view_gradient_is_taken_whether_its_storage_buffer_was_made_or_not(monkeypatch):
@@ -270,8 +317,12 @@ def test_a_view_gradient_is_taken_whether_its_storage_buffer_was_made_or_not(mon
     for touch in (False, True):
         w = dyngrad.ones(2, 3, requires_grad=True)
         z = w.t()              # as in a linear layer: mm's gradient t(mm(...)), then TBackward0
+        # (a hook that looks, or inputs=, keeps the transposes views: Note [Transposed
+        # gradients as arrays])
         if touch:
             z.register_hook(lambda g: g.data_ptr() and None)   # makes the buffer, keeps nothing
+        else:
+            z.register_hook(lambda g: None)
         x.mm(z).sum().backward()
         assert w.grad.tolist() == [[5.0, 7.0, 9.0], [5.0, 7.0, 9.0]]
         assert w.grad._base is None and w.grad.stride() == (3, 1)
