@@ -29,6 +29,7 @@ import threading
 from . import grad_mode as _gm
 from ..backends import numpy_backend as npb
 from . import graph as _graph
+from . import views as _views
 from .graph import AccumulateGrad, GradientEdge, OpNode, _graph_task, gradient_edge
 from .anomaly_mode import _state as _anomaly
 from .profiler import _state as _profiler
@@ -781,21 +782,31 @@ def _check_expandable(fn, i, gshape, shape):
         raise _invalid_gradient(fn, i, gshape, shape)
 
 
+def summed_view(total, lead: int):
+    """The sum `total` of a gradient's `lead` leading dims as torch's sum_to gives it: a view
+    of the keepdim sum, where a hook or inputs= can see it (Note [Transposed gradients as
+    arrays] in ops/linalg.py); made as the view op's fast path makes a view in backward."""
+    base = _tensor_module()._wrap(total.reshape((1,) * lead + total.shape))
+    out = base._view_of_array(total, 0)
+    out._view_creation = _views.NO_GRAD_MODE
+    return out
+
+
 def _sum_to(fn, i, g, shape):
     """Sum a broadcast gradient back to `shape`, or torch's "invalid gradient" error."""
     lead = g._data.ndim - len(shape)
-    if lead > 0 and not _state.grad_enabled and g._data.shape[lead:] == shape \
-            and _graph.unobserved(fn, i):
+    if lead > 0 and not _state.grad_enabled and g._data.shape[lead:] == shape:
         # a bias's gradient: sum the leading dims away (one op, a fresh tensor); with
-        # create_graph, or where a hook could look, it is sum_to_size's keepdim sum and view,
-        # the graph and the view torch makes
+        # create_graph it is sum_to_size's keepdim sum and view, the graph torch records
         dims = tuple(range(lead))
         data = g._data
         ops = _ops()
         if data.dtype.kind == "f" and data.itemsize >= 4 and not ops._dispatch._fast_off:
             # nothing to record, no tangent to carry and no profiler to tell: sum's own kernel,
             # without the dispatch around it (6.5 -> 2.3 us on a (32, 256) gradient)
-            return _tensor_module()._wrap(ops.reduction._sum(npb.xp, data, dims, False, None))
+            total = ops.reduction._sum(npb.xp, data, dims, False, None)
+            return _tensor_module()._wrap(total) if _graph.unobserved(fn, i) \
+                else summed_view(total, lead)
         return g.sum(dims)
     from ..ops._autograd_utils import sum_to_size
     try:

@@ -29,6 +29,7 @@ from ..backends import numpy_backend as _npb
 from ..backends.blas import gemm_plus
 from . import _dispatch, _registry
 from ._autograd_utils import arrays_only, conj, from_array, unobserved
+from ..autograd.engine import summed_view
 from ._registry import FUNCTIONS, INPLACE, METHODS, defop
 from ..autograd.forward_ad import MULTILINEAR
 
@@ -550,12 +551,13 @@ def addmm(xp, self, mat1, mat2, *, beta=1, alpha=1):
 def _bias_grad(ctx, grad):
     """A linear layer's bias gradient in the array form: `grad` summed over its rows as the
     engine would sum it to the bias's shape (the same call, Note [Leading-axis sums as
-    products]), here, without the engine's round trip; `grad` itself for any other shape."""
+    products]), here, without the engine's round trip (as its view of a keepdim sum where a
+    hook or inputs= can see it); `grad` itself for any other shape."""
     g = grad._data
-    if g.ndim == 2 and ctx._meta[0][0] == g.shape[1:] and unobserved(ctx, 0):
+    if g.ndim == 2 and ctx._meta[0][0] == g.shape[1:]:
         total = _npb.leading_sum(g, 1)
         if total is not None:
-            return from_array(total)
+            return from_array(total) if unobserved(ctx, 0) else summed_view(total, 1)
     return grad
 
 

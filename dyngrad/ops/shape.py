@@ -386,8 +386,8 @@ def _(a):
 @_t.backward
 def _(ctx, grad):
     d = grad._data
-    if arrays_only(grad) and grad._base is None and grad._storage is None \
-            and _sole_owner(grad, d) and unobserved(ctx, 0):
+    if unobserved(ctx, 0) and arrays_only(grad) and grad._base is None \
+            and grad._storage is None and _sole_owner(grad, d):
         return from_array(d.T)   # Note [Transposed gradients as arrays]
     return _t(grad)
 
