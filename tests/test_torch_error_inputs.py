@@ -22,8 +22,13 @@ def _to_dyngrad(v, memo):
     """`v` with its torch tensors as dyngrad tensors, one per torch tensor."""
     if isinstance(v, torch.Tensor):
         if id(v) not in memo:
-            t = dyngrad.tensor(v.detach().numpy().copy())
-            memo[id(v)] = t.requires_grad_() if v.requires_grad else t
+            if v.requires_grad:
+                memo[id(v)] = dyngrad.tensor(v.detach().numpy().copy()).requires_grad_()
+            else:
+                try:
+                    memo[id(v)] = _same_memory(v, memo)
+                except RuntimeError:   # (torch left it larger than its storage: cat's samples)
+                    memo[id(v)] = dyngrad.tensor(v.detach().numpy().copy())
         return memo[id(v)]
     if isinstance(v, torch.dtype):
         return getattr(dyngrad, str(v).split(".")[1])
@@ -34,10 +39,21 @@ def _to_dyngrad(v, memo):
     return v
 
 
+def _same_memory(v, memo):
+    """A dyngrad tensor with `v`'s values laid out as `v` is: tensors over one torch storage
+    are views of one dyngrad tensor, with their sizes, strides and offsets, so that an out=
+    overlapping an input, or expanded, stays so."""
+    st = v.untyped_storage()
+    key = ("storage", st.data_ptr(), st.nbytes(), v.dtype)
+    base = memo.get(key)
+    if base is None:
+        flat = torch.tensor([], dtype=v.dtype).set_(st, 0, (st.nbytes() // v.element_size(),))
+        base = memo[key] = dyngrad.tensor(flat.numpy().copy())
+    return base.as_strided(tuple(v.shape), v.stride(), v.storage_offset())
+
+
 _UNBOUND = ("OpInfo calls the Tensor method unbound with a number as self: torch's C method "
             "refuses it, dyngrad's Python method reads the number's array")
-_OVERLAP = ("dyngrad's out= makes no memory-overlap checks: torch refuses an out= that is an "
-            "expanded tensor or a view of an input")
 _SPARSE = "the sample asks for a sparse layout, which dyngrad does not have"
 KNOWN = {
     **{(name, i): _UNBOUND for name in ("__radd__", "__rmul__", "__rand__", "__ror__",
@@ -47,10 +63,6 @@ KNOWN = {
         "general_cosine", "general_hamming", "nuttall")},
     **{(f"nn.functional.conv{n}d", 5): "dyngrad checks the stride's length against the "
        "weight before torch's checks of the input's and the weight's dims" for n in (1, 2, 3)},
-    **{key: _OVERLAP for key in (
-        ("kthvalue", 0), ("masked_select", 0), ("masked_select", 1), ("masked_select", 2),
-        ("gather", 5), ("gather", 6), ("gather", 7), ("index_select", 0), ("take", 0),
-        ("take", 1), ("take", 2), ("bernoulli", 0), ("cat", 0))},
     **{("cat", i): "out= shares its storage with one of cat's inputs: torch's resize of it "
                    "fails ('Trying to resize storage that is not resizable'), dyngrad resizes "
                    "it or reports the overlap" for i in (6, 7, 8)},

@@ -926,6 +926,8 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
     if out is not None and out.dtype in D.LIMITED_UNSIGNED:
         from ._unsigned import check_dtype_arg
         check_dtype_arg(spec, out.dtype)
+    if out is not None and spec.out_overlap is not None and isinstance(out, _Tensor):
+        check_out_overlap(out, inputs, spec.out_overlap == "full")
     if _fw_state.active:   # an op without forward AD fails before any other check, as in torch
         _fwad.check_supported(spec, inputs)
     if grad_in and spec.non_differentiable and _grad_state.grad_enabled:
@@ -1089,6 +1091,30 @@ def _check_no_partial_overlap(target, inputs) -> None:
                 and _overlap_status(target, a) == "partial":
             from .indexing import _PARTIAL_MSG
             raise RuntimeError(_PARTIAL_MSG)
+
+
+# Note [out= and memory overlap]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# dyngrad's kernels compute into new arrays and copy the result into out=, so an out= that
+# shares memory with an input could be written without harm, but torch refuses such calls,
+# before its kernel runs, and so do we: an out= whose elements overlap each other (an expanded
+# tensor, ``zeros(1).expand(3)``) is refused by every op that checks; one that partly overlaps
+# an input (``add(a[:-1], 1, out=a[1:])``, or ``neg(a, out=a.t())``: the same memory in another
+# order) by the pointwise ops (TensorIterator), which take an out= that is exactly an input
+# (``add(a, b, out=a)``); and index_select, gather, take, masked_select, kthvalue and cat
+# refuse any overlap with an input. Reductions check nothing, in torch as here. An expanded
+# out= would otherwise get several results written to one element, the last one kept.
+def check_out_overlap(out, inputs, full=False) -> None:
+    """torch's checks of an out= tensor against itself and the op's `inputs` (Note [out= and
+    memory overlap]); `full`: an out= that is exactly an input is refused too."""
+    out._check_writeable()
+    x = out._data
+    for a in inputs:
+        if isinstance(a, _Tensor) and (a is out or _npb.xp.may_share_memory(x, a._data)):
+            status = _overlap_status(out, a)
+            if status == "partial" or (full and status == "full"):
+                from .indexing import _PARTIAL_MSG
+                raise RuntimeError(_PARTIAL_MSG)
 
 
 def _write_inplace(spec, target, result, inputs=(), rest=(), kwargs=None, record=False):

@@ -59,7 +59,7 @@ class OpSpec:
                  "kernel_dtypes", "jvp_fn", "ufunc", "layout_reversed", "array_view",
                  "wraps_scalars", "fast_path", "one_input_plain", "complex_autograd",
                  "max_positional", "min_args", "non_differentiable", "checked_scalars",
-                 "bool_args")
+                 "bool_args", "out_overlap")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False, outputs=(),
@@ -74,6 +74,10 @@ class OpSpec:
         # which Python numbers must fit the computation dtype (torch's checked conversion, as
         # clamp's bounds and where's values; add/mul wrap them): None, "int" or "all"
         self.checked_scalars = None
+        # what an out= may share with the inputs (Note [out= and memory overlap]): None for any
+        # memory (reductions, as torch's), "partial" for none but an input it is exactly (the
+        # pointwise ops: TensorIterator's check), "full" for none at all (index_select...)
+        self.out_overlap = "partial" if pointwise else None
         self.node = node
         self.promote = promote
         self.inputs = tuple(inputs)

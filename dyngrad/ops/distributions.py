@@ -682,3 +682,7 @@ for _name, _fn in (("uniform_", uniform_), ("bernoulli_", bernoulli_), ("random_
                    ("bernoulli", bernoulli), ("geometric_", geometric_),
                    ("multinomial", multinomial)):
     METHODS[_name] = _fn
+
+
+# an out= may be the input, no other overlap (Note [out= and memory overlap] in _dispatch.py)
+bernoulli_p_self.out_overlap = "partial"

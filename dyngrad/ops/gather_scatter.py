@@ -674,3 +674,7 @@ METHODS["scatter_add"] = _scatter_add_method
 METHODS["scatter_reduce"] = _scatter_reduce_method
 for _fn in (scatter_, scatter_add_, scatter_reduce_):
     METHODS[_fn.__name__] = INPLACE[_fn.__name__] = _fn
+
+
+# an out= may share no memory with the inputs (Note [out= and memory overlap] in _dispatch.py)
+_gather.out_overlap = "full"

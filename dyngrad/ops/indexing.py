@@ -862,3 +862,8 @@ from . import scatter as _scatter  # noqa: E402  (the backward of the gathers ab
 FUNCTIONS["index_put"] = index_put
 METHODS["index_put"] = _index_put_method
 METHODS["index_put_"] = index_put_
+
+
+# an out= may share no memory with the inputs (Note [out= and memory overlap] in _dispatch.py)
+for _spec in (_index_select, masked_select, take):
+    _spec.out_overlap = "full"

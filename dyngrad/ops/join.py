@@ -30,12 +30,13 @@ import operator
 from .._utils import canonical_dim, shape_str
 from ..autograd import grad_mode as _gm
 from ..backends import numpy_backend as _npb
+from . import _dispatch
 from . import _geometry as G
 from . import shape as S
 from . import view_backward as _vb  # noqa: F401  (registers its backward-only cat/stack first)
 from ._registry import FUNCTIONS, _promoted, defop
 from ..autograd.forward_ad import AUTO_LINEAR
-from .creation import overlap_status, suggest_memory_format
+from .creation import suggest_memory_format
 from .pointwise import real
 
 # view_backward.py declares backward-only primitives also named "cat" and "stack" (the
@@ -208,11 +209,7 @@ def _into_out(op_name, tensors, out, fmt, compute):
     if res.category > out.dtype.category:
         raise TypeError("torch.cat(): input types can't be cast to the desired output type "
                         f"{out.dtype._legacy}")
-    for t in tensors:
-        if overlap_status(out, t) in ("full", "partial"):
-            raise RuntimeError("unsupported operation: some elements of the input tensor and the "
-                               "written-to tensor refer to a single memory location. Please "
-                               "clone() the tensor before performing the operation.")
+    _dispatch.check_out_overlap(out, tensors, full=True)
     with _gm.no_grad():
         result = compute()
     store_out(out, result._data, fmt)

@@ -28,7 +28,7 @@ from .. import return_types
 from .._promotion import Promote
 from .._utils import canonical_dim, plain_int
 from ..backends import numpy_backend as _npb
-from . import _stl
+from . import _dispatch, _stl
 from ._geometry import infer_dense_strides, is_non_overlapping_and_dense
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR
@@ -509,6 +509,9 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     values = _kthvalue(input, indices, k, dim, keepdim)
     if out is not None:
         check_no_grad_out("kthvalue", input)
+        if isinstance(out, (tuple, list)):   # (Note [out= and memory overlap] in _dispatch.py)
+            for o in out:
+                _dispatch.check_out_overlap(o, (input,), full=True)
 
         def check(values_out, indices_out):
             if values_out.dtype is not input.dtype:
