@@ -20,6 +20,24 @@ for _module in sorted(m.name for m in _pkgutil.iter_modules(__path__)):
 from .indexing import delitem, getitem, setitem  # noqa: F401,E402
 from . import _autograd_utils  # noqa: F401,E402
 
+# the ops that take an expanded out= as torch's do, writing several results to one element
+# (Note [out= and memory overlap] in _dispatch.py): most reductions, and a few products
+_TAKE_EXPANDED_OUT = frozenset((
+    "sum", "prod", "amax", "amin", "nansum", "linalg_vector_norm", "argmax", "argmin", "any",
+    "all", "count_nonzero", "bmm", "mv", "tril", "triu", "dot", "vdot"))
+# and those whose out= may not overlap an input in part (nor at all: cross), as the pointwise
+_NO_PARTIAL_OUT = frozenset((
+    "addmm", "addmv", "addbmm", "baddbmm", "addr", "scatter", "scatter_add", "scatter_reduce",
+    "renorm", "cumsum", "cumprod", "logcumsumexp"))
+_NO_OVERLAPPING_OUT = frozenset(("cross", "linalg_cross"))
+for _spec in OPS.values():   # (every overload: sum.dim_IntList...)
+    if _spec.base in _TAKE_EXPANDED_OUT:
+        _spec.out_overlap = None
+    elif _spec.base in _NO_PARTIAL_OUT:
+        _spec.out_overlap = "partial"
+    elif _spec.base in _NO_OVERLAPPING_OUT:
+        _spec.out_overlap = "full"
+
 globals().update(METHODS)
 globals().update({k: v for k, v in FUNCTIONS.items() if "." not in k})
 

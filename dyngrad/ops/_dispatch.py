@@ -927,7 +927,7 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
         from ._unsigned import check_dtype_arg
         check_dtype_arg(spec, out.dtype)
     if out is not None and spec.out_overlap is not None and isinstance(out, _Tensor):
-        check_out_overlap(out, inputs, spec.out_overlap == "full")
+        check_out_overlap(out, inputs, spec.out_overlap)
     if _fw_state.active:   # an op without forward AD fails before any other check, as in torch
         _fwad.check_supported(spec, inputs)
     if grad_in and spec.non_differentiable and _grad_state.grad_enabled:
@@ -1096,18 +1096,26 @@ def _check_no_partial_overlap(target, inputs) -> None:
 # Note [out= and memory overlap]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # dyngrad's kernels compute into new arrays and copy the result into out=, so an out= that
-# shares memory with an input could be written without harm, but torch refuses such calls,
-# before its kernel runs, and so do we: an out= whose elements overlap each other (an expanded
-# tensor, ``zeros(1).expand(3)``) is refused by every op that checks; one that partly overlaps
-# an input (``add(a[:-1], 1, out=a[1:])``, or ``neg(a, out=a.t())``: the same memory in another
-# order) by the pointwise ops (TensorIterator), which take an out= that is exactly an input
-# (``add(a, b, out=a)``); and index_select, gather, take, masked_select, kthvalue and cat
-# refuse any overlap with an input. Reductions check nothing, in torch as here. An expanded
-# out= would otherwise get several results written to one element, the last one kept.
-def check_out_overlap(out, inputs, full=False) -> None:
-    """torch's checks of an out= tensor against itself and the op's `inputs` (Note [out= and
-    memory overlap]); `full`: an out= that is exactly an input is refused too."""
+# shares memory with an input could be written without harm; but torch refuses such calls
+# before its kernel runs, and so do we. ``OpSpec.out_overlap`` says what an op's out= may share:
+# - "internal" (the default): anything but its own elements. An expanded out=
+#   (``zeros(1).expand(3)``) would get several results written to one element, the last kept.
+# - "partial": nor part of an input (``add(a[:-1], 1, out=a[1:])``, or ``neg(a, out=a.t())``:
+#   the same memory in another order), though it may be an input exactly (``add(a, b,
+#   out=a)``): the pointwise ops (TensorIterator's check), addmm and its kind, scatter, cumsum.
+# - "full": no memory of an input at all: index_select, gather, take, masked_select, cross
+#   (kthvalue and cat check the same in their own out= paths).
+# - None: anything; torch checks nothing for most reductions (sum, amax, any...), bmm, mv,
+#   tril and triu, which write several results into an expanded out= (ops/__init__.py lists
+#   them).
+# The composites that write their own out= (linalg's, softmax, fft...) do not check yet.
+def check_out_overlap(out, inputs, rule="partial") -> None:
+    """torch's checks of an out= tensor against itself and the op's `inputs` by `rule`, an
+    ``OpSpec.out_overlap`` (Note [out= and memory overlap])."""
     out._check_writeable()
+    if rule == "internal":
+        return
+    full = rule == "full"
     x = out._data
     for a in inputs:
         if isinstance(a, _Tensor) and (a is out or _npb.xp.may_share_memory(x, a._data)):

@@ -74,10 +74,11 @@ class OpSpec:
         # which Python numbers must fit the computation dtype (torch's checked conversion, as
         # clamp's bounds and where's values; add/mul wrap them): None, "int" or "all"
         self.checked_scalars = None
-        # what an out= may share with the inputs (Note [out= and memory overlap]): None for any
-        # memory (reductions, as torch's), "partial" for none but an input it is exactly (the
-        # pointwise ops: TensorIterator's check), "full" for none at all (index_select...)
-        self.out_overlap = "partial" if pointwise else None
+        # what an out= may share (Note [out= and memory overlap] in _dispatch.py): anything
+        # (None: most reductions, as in torch), all but its own elements ("internal"), all but
+        # those and an input's unless it is that input ("partial": the pointwise ops), or
+        # nothing ("full": index_select...)
+        self.out_overlap = "partial" if pointwise else "internal"
         self.node = node
         self.promote = promote
         self.inputs = tuple(inputs)

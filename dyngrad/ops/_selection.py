@@ -163,6 +163,8 @@ def write_outs(name, out, values, indices, check):
         raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
                         f"{type(out).__name__}")
     check(out[0], out[1])
+    for o in out:   # (an expanded out=: Note [out= and memory overlap] in _dispatch.py)
+        o._check_writeable()
     write_out(out[0], values)
     write_out(out[1], indices)
     return getattr(return_types, name + "_out")(tuple(out))

@@ -209,7 +209,7 @@ def _into_out(op_name, tensors, out, fmt, compute):
     if res.category > out.dtype.category:
         raise TypeError("torch.cat(): input types can't be cast to the desired output type "
                         f"{out.dtype._legacy}")
-    _dispatch.check_out_overlap(out, tensors, full=True)
+    _dispatch.check_out_overlap(out, tensors, "full")
     with _gm.no_grad():
         result = compute()
     store_out(out, result._data, fmt)

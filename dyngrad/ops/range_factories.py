@@ -233,8 +233,10 @@ def finish_range(arr, requires_grad, device, out):
     """``finish`` for the range factories, whose ``out=`` keeps its shape and strides when it
     has as many elements as the range (its values written in out's order); it is resized
     otherwise, as every factory's."""
-    if out is not None and out.numel() == arr.size and tuple(out.shape) != arr.shape:
-        arr = arr.reshape(tuple(out.shape))
+    if out is not None:
+        out._check_writeable()   # (an expanded out=: Note [out= and memory overlap])
+        if out.numel() == arr.size and tuple(out.shape) != arr.shape:
+            arr = arr.reshape(tuple(out.shape))
     return finish(fresh(arr), requires_grad, factory_device(device), out)
 
 

@@ -147,6 +147,8 @@ def write_outs(name: str, outs, results):
     if not isinstance(outs, (tuple, list)) or len(outs) != len(results):
         raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
                         f"{type(outs).__name__}")
+    for o in outs:   # (an expanded out=: Note [out= and memory overlap] in _dispatch.py)
+        o._check_writeable()
     for o, r in zip(outs, results):
         write_out(name, o, r)
     if not hasattr(type(results), "n_fields"):
@@ -321,6 +323,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     _mean_check(input._data, dtype, "nanmean")
     count = (input == input).sum(dim, keepdim)
     result = nansum(input, dim, keepdim, **_kw(dtype)) / count
+    if out is not None:   # (an expanded out=: Note [out= and memory overlap] in _dispatch.py)
+        out._check_writeable()
     return result if out is None else write_out("nanmean", out, result)
 
 

@@ -21,6 +21,7 @@ from .._promotion import Promote
 from .._utils import canonical_dim
 from ..autograd import grad_mode as _gm
 from ..backends import numpy_backend as _npb
+from . import _dispatch
 from ._geometry import _numel
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
@@ -158,7 +159,8 @@ def _cum_public(spec, name):
         check_no_grad_out(name, input)
         if dtype is not None:
             structured_out_check(dtype, out)
-        result = spec(input, dim, dtype=out.dtype)   # the out tensor's dtype decides
+        _dispatch.check_out_overlap(out, (input,), "partial")   # (Note [out= and memory
+        result = spec(input, dim, dtype=out.dtype)   # overlap]; out's dtype decides the op's)
         write_out(out, result)
         return out
 
@@ -266,6 +268,7 @@ def logcumsumexp(input, dim, *, out=None):
     if out.dtype is not input.dtype:
         raise RuntimeError(f"expected scalar_type {input.dtype._legacy} but found "
                            f"{out.dtype._legacy}")
+    _dispatch.check_out_overlap(out, (input,), "partial")   # (Note [out= and memory overlap])
     write_out(out, _logcumsumexp(input, dim))
     return out
 

@@ -511,7 +511,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
         check_no_grad_out("kthvalue", input)
         if isinstance(out, (tuple, list)):   # (Note [out= and memory overlap] in _dispatch.py)
             for o in out:
-                _dispatch.check_out_overlap(o, (input,), full=True)
+                _dispatch.check_out_overlap(o, (input,), "full")
 
         def check(values_out, indices_out):
             if values_out.dtype is not input.dtype:
