@@ -109,6 +109,14 @@ EXPANDED = {
     "zeros": lambda L: L.zeros(3, out=_expanded(L, 3)),
     "where": lambda L: L.where(L.ones(3) > 0, L.ones(3), L.ones(3), out=_expanded(L, 3)),
     "matmul": lambda L: L.matmul(L.ones(3, 2), L.ones(2), out=_expanded(L, 3)),
+    "softmax": lambda L: L.softmax(_X(L), 1, out=_expanded(L, 2, 3)),
+    "log_softmax": lambda L: L.log_softmax(_X(L), 1, out=_expanded(L, 2, 3)),
+    "cumsum": lambda L: L.cumsum(_X(L), 1, out=_expanded(L, 2, 3)),
+    "kron": lambda L: L.kron(L.ones(2), L.ones(2), out=_expanded(L, 4)),
+    "tensordot": lambda L: L.tensordot(L.ones(2, 3), L.ones(3, 2), 1, out=_expanded(L, 2, 2)),
+    "linalg.inv": lambda L: L.linalg.inv(L.eye(2), out=_expanded(L, 2, 2)),
+    "linalg.solve": lambda L: L.linalg.solve(L.eye(2), L.ones(2), out=_expanded(L, 2)),
+    "msort": lambda L: L.msort(_X(L), out=_expanded(L, 2, 3)),
 }
 
 

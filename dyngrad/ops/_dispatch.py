@@ -1108,7 +1108,8 @@ def _check_no_partial_overlap(target, inputs) -> None:
 # - None: anything; torch checks nothing for most reductions (sum, amax, any...), bmm, mv,
 #   tril and triu, which write several results into an expanded out= (ops/__init__.py lists
 #   them).
-# The composites that write their own out= (linalg's, softmax, fft...) do not check yet.
+# The composites that write their own out= check an expanded one where they write (linalg's,
+# softmax, kron...); isin, multinomial, fft and special.ndtr do not yet.
 def check_out_overlap(out, inputs, rule="partial") -> None:
     """torch's checks of an out= tensor against itself and the op's `inputs` by `rule`, an
     ``OpSpec.out_overlap`` (Note [out= and memory overlap])."""

@@ -176,8 +176,9 @@ SIGNATURES = {
     "any": ("any(Tensor input, *, Tensor out=None)",
             "any(Tensor input, int[1]? dim=None, bool keepdim=False, *, Tensor out=None)",
             "any(Tensor input, int dim, bool keepdim=False, *, Tensor out=None)"),
-    "softmax": ("softmax(Tensor input, int dim, dtype? dtype=None)",),
-    "log_softmax": ("log_softmax(Tensor input, int dim, dtype? dtype=None)",),
+    "softmax": ("softmax(Tensor input, int dim, dtype? dtype=None, *, Tensor out=None)",),
+    "log_softmax": ("log_softmax(Tensor input, int dim, dtype? dtype=None, *, "
+                    "Tensor out=None)",),
     "hsplit": ("hsplit(Tensor input, int sections)", "hsplit(Tensor input, int[] indices)"),
     "vsplit": ("vsplit(Tensor input, int sections)", "vsplit(Tensor input, int[] indices)"),
     "dsplit": ("dsplit(Tensor input, int sections)", "dsplit(Tensor input, int[] indices)"),

@@ -165,6 +165,7 @@ def write_out(result, out, lapack_layout: bool = False, op: str | None = None):
     if out is None:
         return result
     check_out_grad(result, op)
+    out._check_writeable()   # (an expanded out=: Note [out= and memory overlap] in _dispatch.py)
     from ..backends import numpy_backend as npb
     data = result._data
     resized = tuple(out.shape) != tuple(data.shape)

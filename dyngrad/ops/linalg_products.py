@@ -43,6 +43,8 @@ def _write_out(result, out, op=None):
     if op is not None and result.requires_grad:
         raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
+    if op != "matmul":   # (an expanded out=: Note [out= and memory overlap] in _dispatch.py;
+        out._check_writeable()   # matmul's takes one where it is mv's, as torch's)
     from ..backends import numpy_backend as npb
     return _dispatch._write_out(OPS["mm"], out, npb.xp.array(result._data, order="C"))
 

@@ -198,6 +198,8 @@ def _public(name, spec):
             raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
         if dtype is not None:
             input = input.to(dtype)
+        if out is not None:   # (an expanded out=: Note [out= and memory overlap] in _dispatch)
+            out._check_writeable()
         result = spec(input, dim, False)
         return result if out is None else write_out(name, out, result)
 

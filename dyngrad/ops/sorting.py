@@ -206,7 +206,8 @@ def msort(input, *, out=None):
     if out is not None:
         check_no_grad_out("sort", input)
         structured_out_check(input.dtype, out)
-        write_out(out, values)
+        _dispatch.check_out_overlap(out, (input,), "partial")   # (Note [out= and memory
+        write_out(out, values)                                  # overlap] in _dispatch.py)
         return out
     return values
 
