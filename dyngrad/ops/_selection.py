@@ -136,7 +136,9 @@ def resize_output(out, shape) -> None:
 
 
 def write_out(out, result) -> None:
-    """Resize ``out`` to ``result``'s shape (warning as torch when it had elements) and copy."""
+    """Resize ``out`` to ``result``'s shape (warning as torch when it had elements) and copy;
+    an expanded ``out`` is refused (Note [out= and memory overlap] in _dispatch.py)."""
+    out._check_writeable()
     shape = tuple(result.shape)
     if tuple(out.shape) != shape:
         resize_output(out, shape)
@@ -163,7 +165,7 @@ def write_outs(name, out, values, indices, check):
         raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
                         f"{type(out).__name__}")
     check(out[0], out[1])
-    for o in out:   # (an expanded out=: Note [out= and memory overlap] in _dispatch.py)
+    for o in out:   # (both refused before either is written)
         o._check_writeable()
     write_out(out[0], values)
     write_out(out[1], indices)
