@@ -348,12 +348,15 @@ def unobserved(node, i) -> bool:
     `node` or on the node it goes to (pre-hooks, Tensor.register_hook, retain_grad), none on
     a leaf it goes to, and no ``inputs=`` to capture it at. The engine may then hand it on in
     a form torch's hooks would not see (Note [Transposed gradients as arrays] in
-    ops/linalg.py)."""
+    ops/linalg.py). (A count of _pruning lost between threads can only cost a captured
+    gradient torch's view, or the fast form where it was allowed: the values are the same.)"""
     if node._hooked or _pruning:
         return False
     nxt = node._next[i]
     return nxt is not None and not nxt._hooked and not (
         type(nxt) is AccumulateGrad and nxt.variable._backward_hooks)
+
+
 _Tensor = None   # the Tensor class (set by ops/_registry.py): saved_tensors' unboxed inputs
 
 

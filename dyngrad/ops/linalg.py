@@ -133,8 +133,8 @@ def _column_major(t) -> bool:
 # transposed (torch's mm_mat2_backward: ``grad.t().mm(mat1).t()``), and TBackward0 transposes it
 # back for AccumulateGrad, which keeps it as ``.grad``. In torch both are views. Made as views
 # here, they cost a view's bookkeeping twice and the steal a check that nothing else reaches the
-# memory (Note [Stealing a gradient that is a view] in autograd/engine.py): 45 us of a 1.25 ms
-# MLP step at batch 32 (three layers; side by side in one process, on the bench's Intel Xeon).
+# memory (Note [Stealing a gradient that is a view] in autograd/engine.py): 22-45 us of a
+# 1.2 ms MLP step at batch 32 (three layers; side by side in one process, on an Intel Xeon).
 # Where nothing but the engine can see these gradients (``graph.unobserved``: no hook on the
 # nodes or the leaf, no ``inputs=``), each is instead a new tensor over the NumPy transpose: the
 # product is fresh, and TBackward0 takes that form only for a gradient whose memory nothing
