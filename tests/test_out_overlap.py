@@ -117,6 +117,7 @@ EXPANDED = {
     "linalg.inv": lambda L: L.linalg.inv(L.eye(2), out=_expanded(L, 2, 2)),
     "linalg.solve": lambda L: L.linalg.solve(L.eye(2), L.ones(2), out=_expanded(L, 2)),
     "msort": lambda L: L.msort(_X(L), out=_expanded(L, 2, 3)),
+    "multinomial": lambda L: L.multinomial(L.ones(4), 2, out=_expanded(L, 2, dtype=L.long)),
 }
 
 

@@ -1109,7 +1109,7 @@ def _check_no_partial_overlap(target, inputs) -> None:
 #   tril and triu, which write several results into an expanded out= (ops/__init__.py lists
 #   them).
 # The composites that write their own out= check an expanded one where they write (linalg's,
-# softmax, kron, fft, isin...); multinomial does not yet.
+# softmax, kron, fft, isin, multinomial...).
 def check_out_overlap(out, inputs, rule="partial") -> None:
     """torch's checks of an out= tensor against itself and the op's `inputs` by `rule`, an
     ``OpSpec.out_overlap`` (Note [out= and memory overlap])."""

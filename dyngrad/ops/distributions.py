@@ -570,6 +570,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
                            f"{input.dtype._legacy}")
     if isinstance(out, _tensor_cls()) and out.dtype.np != xp.int64:
         raise RuntimeError(f"multinomial expects Long tensor out, got: {out.dtype._legacy}")
+    if isinstance(out, _tensor_cls()):   # (an expanded out=: Note [out= and memory overlap])
+        out._check_writeable()
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     k = p.shape[-1]
