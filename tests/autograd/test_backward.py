@@ -358,6 +358,25 @@ def test_a_view_gradient_that_someone_else_reaches_is_copied():
     assert d.grad is not None and not _shares(d.grad, gd)
 
 
+def test_one_fresh_gradient_for_two_transposes_is_not_shared():
+    """AddBackward0 hands one fresh gradient to two TBackward0 nodes. Here it is mm's gradient
+    for a column-major input, whose transpose is C-contiguous: the first node may not make its
+    memory a leaf's gradient that the second's leaf would share (shape._sole_owner counts the
+    holders; Note [Transposed gradients as arrays])."""
+    x = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0], [1.0, 0.0, 2.0]]
+    grads = {}
+    for lib in (dyngrad, torch):
+        a = lib.ones(2, 3, requires_grad=True)
+        b = lib.ones(2, 3, requires_grad=True)
+        lib.tensor(x).mm(a.t() + b.t()).sum().backward()   # (a.t() + b.t(): column-major)
+        grads[lib.__name__] = (a.grad.tolist(), b.grad.tolist(), a.grad.stride())
+        if lib is dyngrad:
+            assert not _shares(a.grad, b.grad)
+            a.grad.add_(1)
+            assert b.grad.tolist() == grads["dyngrad"][1]
+    assert grads["dyngrad"] == grads["torch"]
+
+
 def test_a_fresh_gradient_is_taken_and_a_kept_one_copied():
     """The leaf keeps the very memory a formula returned when nothing else holds it."""
     seen, kept = [], []
