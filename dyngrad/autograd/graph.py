@@ -344,17 +344,19 @@ _pruning = 0
 
 
 def unobserved(node, i) -> bool:
-    """Nothing but the engine can see the gradient `node` passes to its input `i`: no hook on
-    `node` or on the node it goes to (pre-hooks, Tensor.register_hook, retain_grad), none on
-    a leaf it goes to, and no ``inputs=`` to capture it at. The engine may then hand it on in
+    """Nothing but the engine can see the gradient `node` passes to its input `i`: it goes to
+    an op's node or a leaf (not to a custom Function's backward, which is user code), no hook
+    is on `node` or on the node it goes to (pre-hooks, Tensor.register_hook, retain_grad) or
+    on the leaf, and no ``inputs=`` captures it. The engine may then hand it on in
     a form torch's hooks would not see (Note [Transposed gradients as arrays] in
     ops/linalg.py). (A count of _pruning lost between threads can only cost a captured
     gradient torch's view, or the fast form where it was allowed: the values are the same.)"""
     if node._hooked or _pruning:
         return False
     nxt = node._next[i]
-    return nxt is not None and not nxt._hooked and not (
-        type(nxt) is AccumulateGrad and nxt.variable._backward_hooks)
+    if type(nxt) is AccumulateGrad:
+        return not nxt._hooked and not nxt.variable._backward_hooks
+    return isinstance(nxt, OpNode) and not nxt._hooked
 
 
 _Tensor = None   # the Tensor class (set by ops/_registry.py): saved_tensors' unboxed inputs

@@ -135,14 +135,15 @@ def _column_major(t) -> bool:
 # here, they cost a view's bookkeeping twice and the steal a check that nothing else reaches the
 # memory (Note [Stealing a gradient that is a view] in autograd/engine.py): 22-45 us of a
 # 1.2 ms MLP step at batch 32 (three layers; side by side in one process, on an Intel Xeon).
-# Where nothing but the engine can see these gradients (``graph.unobserved``: no hook on the
-# nodes or the leaf, no ``inputs=``), each is instead a new tensor over the NumPy transpose: the
-# product is fresh, and TBackward0 takes that form only for a gradient whose memory nothing
-# else reaches (``shape._sole_owner``), so the tensor it makes is as much the sole owner of its
-# memory as any new result, and AccumulateGrad keeps it without further checks. Values,
-# strides and the leaf's ``.grad`` are the same; where a hook or ``inputs=`` looks, the views
-# are made as torch makes them (and the bias's gradient is summed as a view too, as torch's
-# sum_to makes it).
+# Where nothing but the engine can see these gradients (``graph.unobserved``: they go to an op's
+# node or a leaf, not to a custom Function's backward; no hook on the nodes or the leaf; no
+# ``inputs=``), each is instead a new tensor over the NumPy transpose: the product is fresh,
+# and TBackward0 takes that form only for a gradient whose memory nothing else reaches
+# (``shape._sole_owner``), so the tensor it makes is as much the sole owner of its memory as
+# any new result, and AccumulateGrad keeps it without further checks. Values, strides and the
+# leaf's ``.grad`` are the same; where a hook, a custom Function or ``inputs=`` looks, the
+# views are made as torch makes them (and the bias's gradient is summed as a view too, as
+# torch's sum_to makes it).
 def _product_grads(ctx, first, grad, mat1, mat2, need1, need2):
     """The gradients of ``mat1 @ mat2`` (inputs `first` and `first` + 1 of the node `ctx`) in
     their array form (Note [Array formulas]): the products the op forms below dispatch, on the

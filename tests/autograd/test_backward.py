@@ -305,6 +305,29 @@ def test_hooks_see_a_linear_layers_transposed_gradients_as_views_like_torch():
         assert run(dyngrad, where) == run(torch, where), where
 
 
+def test_a_custom_function_sees_a_transposed_gradient_as_a_view_like_torch():
+    """A custom Function's backward is user code: the gradient it gets is torch's view
+    (Note [Transposed gradients as arrays])."""
+    def run(lib):
+        seen = []
+
+        class ColumnMajor(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.t().contiguous().t()
+
+            @staticmethod
+            def backward(ctx, grad):
+                seen.append((grad._base is not None, grad.stride()))
+                return grad
+
+        w = lib.ones(3, 2, requires_grad=True)
+        lib.ones(4, 3).mm(ColumnMajor.apply(w)).sum().backward()
+        return seen, w.grad.tolist()
+
+    assert run(dyngrad) == run(torch)
+
+
 def test_a_view_gradient_is_taken_whether_its_storage_buffer_was_made_or_not(monkeypatch):
     """The Storage holds the memory's owner through its flat buffer once made (data_ptr()
     makes it), through the array it will be made from until then: counted either way."""
