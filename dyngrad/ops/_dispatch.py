@@ -1080,15 +1080,24 @@ def _overlap_status(a, b):
     return overlap_status(a, b)
 
 
-def _check_no_partial_overlap(target, inputs) -> None:
-    """torch's refusal to write into memory that an input partly shares (``x[1:].add_(x[:-1])``).
-    Two arrays that own their memory never share it: only a view (an array with a base) can."""
+def _check_no_partial_overlap(target, inputs, full=False) -> None:
+    """torch's refusal to write into memory that an input partly shares (``x[1:].add_(x[:-1])``);
+    with `full`, into an input's memory at all (index_select's out=, Note [out= and memory
+    overlap]). Two arrays that own their memory never share it: only a view (an array with a
+    base) can, or two tensors over one array."""
     x = target._data
     for a in inputs:
-        if isinstance(a, _Tensor) and a is not target \
-                and (x.base is not None or a._data.base is not None) \
-                and _npb.xp.may_share_memory(x, a._data) \
-                and _overlap_status(target, a) == "partial":
+        if not isinstance(a, _Tensor):
+            continue
+        y = a._data
+        if a is target:
+            status = "full"
+        elif (x.base is not None or y.base is not None or x is y) \
+                and _npb.xp.may_share_memory(x, y):
+            status = _overlap_status(target, a)
+        else:
+            continue
+        if status == "partial" or (full and status == "full"):
             from .indexing import _PARTIAL_MSG
             raise RuntimeError(_PARTIAL_MSG)
 
@@ -1114,16 +1123,8 @@ def check_out_overlap(out, inputs, rule="partial") -> None:
     """torch's checks of an out= tensor against itself and the op's `inputs` by `rule`, an
     ``OpSpec.out_overlap`` (Note [out= and memory overlap])."""
     out._check_writeable()
-    if rule == "internal":
-        return
-    full = rule == "full"
-    x = out._data
-    for a in inputs:
-        if isinstance(a, _Tensor) and (a is out or _npb.xp.may_share_memory(x, a._data)):
-            status = _overlap_status(out, a)
-            if status == "partial" or (full and status == "full"):
-                from .indexing import _PARTIAL_MSG
-                raise RuntimeError(_PARTIAL_MSG)
+    if rule != "internal":
+        _check_no_partial_overlap(out, inputs, rule == "full")
 
 
 def _write_inplace(spec, target, result, inputs=(), rest=(), kwargs=None, record=False):
