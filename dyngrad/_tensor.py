@@ -696,6 +696,13 @@ def _method_extra_args(err: TypeError, base: str, name, signature) -> TypeError:
     return _dispatch.extra_args(name or base, least, most, given)
 
 
+def _takes_keyword(fn, keyword: str) -> bool:
+    """Whether `fn` binds `keyword`: a parameter of that name, or ``**kwargs``."""
+    sig = _signature(fn)
+    return sig is None or any(p.name == keyword or p.kind is p.VAR_KEYWORD
+                              for p in sig.parameters.values())
+
+
 def _signature(fn):
     try:
         return inspect.signature(fn)
@@ -743,6 +750,8 @@ def _as_method(fn, name):
             def method(self, *args, **kwargs):
                 if not args and not kwargs:
                     return fast(self)
+                if kwargs and "out" in kwargs:   # (no method of torch's takes out=)
+                    raise _arg_parser.method_out_error(name, args, kwargs)
                 try:
                     return run(spec, (self,) + args, kwargs)
                 except Exception as e:
@@ -755,6 +764,8 @@ def _as_method(fn, name):
                                                  method=True)
 
             def method(self, *args, **kwargs):
+                if kwargs and "out" in kwargs:   # (no method of torch's takes out=)
+                    raise _arg_parser.method_out_error(name, args, kwargs)
                 try:
                     if len(args) == 1 and not kwargs:
                         return fast2(self, args[0])
@@ -768,6 +779,8 @@ def _as_method(fn, name):
             fast_view = _dispatch.fast_view
 
             def method(self, *args, **kwargs):
+                if kwargs and "out" in kwargs:   # (no method of torch's takes out=)
+                    raise _arg_parser.method_out_error(name, args, kwargs)
                 try:
                     if not kwargs and not _dispatch._fast_off:
                         out = fast_view(spec, self, args)
@@ -781,6 +794,8 @@ def _as_method(fn, name):
                     raise err from None
         else:
             def method(self, *args, **kwargs):
+                if kwargs and "out" in kwargs:   # (no method of torch's takes out=)
+                    raise _arg_parser.method_out_error(name, args, kwargs)
                 try:
                     return run(spec, (self,) + args, kwargs)
                 except Exception as e:
@@ -792,6 +807,8 @@ def _as_method(fn, name):
         spec, run = fn.__self__, _dispatch._run
 
         def method(self, *args, **kwargs):
+            if kwargs and "out" in kwargs:   # (no method of torch's takes out=)
+                raise _arg_parser.method_out_error(name, args, kwargs)
             try:   # (call_inplace, written out: an optimizer's step makes many such calls)
                 return run(spec, (self,) + args, kwargs, self, True)
             except Exception as e:
@@ -805,12 +822,14 @@ def _as_method(fn, name):
         # frame in between (nn/parameter.py's _used_in names its calls methods by its code),
         # or one that words failures as torch's parser would (Note [Parser errors])
         METHOD_CODES.add(fn.__code__)
-        if _arg_parser.signatures(name, True):
-            fn = _arg_parser.explaining(fn, name, True)
+        if _arg_parser.signatures(name, True) or _takes_keyword(fn, "out"):
+            fn = _arg_parser.explaining(fn, name, True)   # (which refuses out= too)
             METHOD_CODES.add(fn.__code__)
         return fn
     else:
         def method(self, *args, **kwargs):
+            if kwargs and "out" in kwargs:   # (no method of torch's takes out=)
+                raise _arg_parser.method_out_error(name, args, kwargs)
             try:
                 return fn(self, *args, **kwargs)
             except Exception as e:

@@ -461,6 +461,12 @@ def signatures(name: str, is_method: bool):
 def parse_error(name: str, args, kwargs, is_method: bool):
     """The message of torch's TypeError for ``name(*args, **kwargs)`` (``self`` not in `args`
     for a method), or None where an overload takes the arguments."""
+    if is_method and (args or kwargs) and name in _noargs_methods():
+        # a C method without parameters in torch (METH_NOARGS): Python's own words for it,
+        # keywords first (x.abs(out=y), x.abs(1))
+        if kwargs:
+            return f"TensorBase.{name}() takes no keyword arguments"
+        return f"TensorBase.{name}() takes no arguments ({len(args)} given)"
     sigs = signatures(name, is_method)
     if not sigs:
         return None
@@ -488,6 +494,27 @@ _COUNTING = ("positional argument", "keyword argument", "takes no arguments")
 _MISSING = "required positional arguments: \""   # torch's: missing 1 required ... "dim"
 
 
+def _noargs_methods():
+    from ._signatures import NOARGS_METHODS
+    return NOARGS_METHODS
+
+
+def method_out_error(name: str, args, kwargs) -> TypeError:
+    """The TypeError of a Tensor method called with ``out=``: no method of torch's takes one
+    (its methods are the functions' overloads without ``out=``), so the parser refuses the
+    keyword, in its words where the table holds the method (``x.sum(out=y)``: "sum() received
+    an invalid combination of arguments..."; ``x.abs(out=y)``: "TensorBase.abs() takes no
+    keyword arguments")."""
+    from ._signatures import PYTHON_METHODS
+    if name in PYTHON_METHODS:   # (a Python function in torch: Python's words, with its class)
+        return TypeError(f"Tensor.{name}() got an unexpected keyword argument 'out'")
+    try:
+        msg = parse_error(name, args, kwargs, True)
+    except Exception:   # noqa: BLE001  (a table or matcher fault: the plain words below)
+        msg = None
+    return TypeError(msg or f"{name}() got an unexpected keyword argument 'out'")
+
+
 def explain(name, args, kwargs, is_method, err, depth=2, binding=False):
     """torch's TypeError for a call that failed with `err`, made from outside dyngrad; None
     to let `err` stand (the call's arguments suit an overload, or the call came from dyngrad's
@@ -501,6 +528,8 @@ def explain(name, args, kwargs, is_method, err, depth=2, binding=False):
         msg = parse_error(name, args, kwargs, is_method)
     except Exception:   # noqa: BLE001  (a table or matcher fault must not hide `err`)
         return None
+    if msg is not None and msg.startswith("TensorBase."):   # (Python's words for a C method)
+        return TypeError(msg)
     if msg is None or (not binding and isinstance(err, TypeError)
                        and any(s in str(err) for s in _COUNTING)
                        and any(s in msg for s in _COUNTING) and _MISSING not in msg):
@@ -515,6 +544,8 @@ def explaining(fn, name: str, is_method: bool = False):
     ``fn``'s was (nn/parameter.py's ``_used_in`` names the entry point by its code)."""
     if is_method:
         def entry(self, *args, **kwargs):
+            if kwargs and "out" in kwargs:   # (no method of torch's takes out=)
+                raise method_out_error(name, args, kwargs)
             try:
                 return fn(self, *args, **kwargs)
             except Exception as e:
