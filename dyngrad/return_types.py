@@ -53,7 +53,10 @@ _TYPES = {
 # what ``out=`` calls return (``torch.sort(x, out=(v, i))`` gives a ``sort_out``)
 _TYPES.update({f"{_name}_out": _TYPES[_name] for _name in (
     "cummax", "cummin", "kthvalue", "median", "nanmedian", "mode", "sort", "topk", "frexp",
-    "histogram", "linalg_lu_factor", "linalg_lu_factor_ex", "linalg_lu", "lu_unpack")})
+    "histogram", "linalg_lu_factor", "linalg_lu_factor_ex", "linalg_lu", "lu_unpack", "qr",
+    "svd", "slogdet", "linalg_qr", "linalg_svd", "linalg_eigh", "linalg_eig", "linalg_slogdet",
+    "linalg_inv_ex", "linalg_cholesky_ex", "linalg_solve_ex", "linalg_lstsq",
+    "triangular_solve")})
 
 def pytree_register_structseq(cls):
     """Make `cls` a pytree node (its fields the children, in order), as torch registers its

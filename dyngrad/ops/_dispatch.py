@@ -923,7 +923,7 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
         if kwargs["dtype"] in D.LIMITED_UNSIGNED:   # Note [Limited unsigned dtypes]
             from ._unsigned import check_dtype_arg
             check_dtype_arg(spec, kwargs["dtype"])
-    if out is not None and out.dtype in D.LIMITED_UNSIGNED:
+    if out is not None and isinstance(out, _Tensor) and out.dtype in D.LIMITED_UNSIGNED:
         from ._unsigned import check_dtype_arg
         check_dtype_arg(spec, out.dtype)
     if out is not None and spec.out_overlap is not None and isinstance(out, _Tensor):
@@ -977,8 +977,16 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
                               record)
     if type(result) is tuple:
         keep = spec.kernel_dtypes
-        outs = tuple([_wrap(_as_array(r) if keep else _cast(spec, _as_array(r), res_dt))
-                      for r in result])
+        arrays = [_as_array(r) if keep else _cast(spec, _as_array(r), res_dt) for r in result]
+        if out is not None:   # out= of an op of several results: a tuple of as many tensors
+            check_out_tuple(spec.base, out, len(arrays), lambda: _out_position(spec))
+            if record:
+                raise RuntimeError(f"{spec.base}(): functions with out=... arguments don't "
+                                   "support automatic differentiation, but one of the "
+                                   "arguments requires grad.")
+            written = tuple([_write_out(spec, o, r) for o, r in zip(out, arrays)])
+            return None if spec.out_returns_none else written
+        outs = tuple([_wrap(r) for r in arrays])
     else:
         if type(result) is not _ndarray or not result.size:   # (_as_array's cases)
             result = _as_array(result)
@@ -1002,6 +1010,28 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
     if _fw_state.active:
         _fwad.propagate(spec, inputs, rest, kwargs, outs)
     return outs if type(result) is tuple else outs[0]
+
+
+def check_out_tuple(name: str, out, n: int, position) -> None:
+    """torch's TypeErrors for the ``out=`` of function `name` returning `n` tensors: a tuple
+    (or list) of as many tensors. `position`: out's index among the binding's parameters
+    (which the message counts), or a function of no arguments giving it; None where the
+    caller's parser has checked the elements already."""
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
+                        f"{type(out).__name__}")
+    if len(out) != n:
+        raise TypeError(f"expected tuple of {n} elements but got {len(out)}")
+    for i, o in enumerate(out):
+        if not isinstance(o, _Tensor) and position is not None:
+            raise TypeError(f"expected Tensor as element {i} in argument "
+                            f"{position() if callable(position) else position}, but got "
+                            f"{type(o).__name__}")
+
+
+def _out_position(spec) -> int:
+    params = list(spec.signature.parameters)
+    return params.index("out") if "out" in params else len(params)
 
 
 def _as_array(result):

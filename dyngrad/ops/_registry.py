@@ -59,7 +59,7 @@ class OpSpec:
                  "kernel_dtypes", "jvp_fn", "ufunc", "layout_reversed", "array_view",
                  "wraps_scalars", "fast_path", "one_input_plain", "complex_autograd",
                  "max_positional", "min_args", "non_differentiable", "checked_scalars",
-                 "bool_args", "out_overlap")
+                 "bool_args", "out_overlap", "out_returns_none")
 
     def __init__(self, name, kernel, node, promote, inputs, variants, saves, view,
                  differentiable, nondiff_outputs, nopromote=(), pointwise=False, outputs=(),
@@ -79,6 +79,8 @@ class OpSpec:
         # those and an input's unless it is that input ("partial": the pointwise ops), or
         # nothing ("full": index_select...)
         self.out_overlap = "partial" if pointwise else "internal"
+        # an op of several results whose out= variant returns nothing (split_copy's, as torch's)
+        self.out_returns_none = False
         self.node = node
         self.promote = promote
         self.inputs = tuple(inputs)

@@ -161,9 +161,8 @@ def structured_out_check(expected, out) -> None:
 def write_outs(name, out, values, indices, check):
     """``out=(values, indices)``: ``check(values_out, indices_out)`` raises torch's error for
     wrong dtypes; returns ``return_types.<name>_out``."""
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
-                        f"{type(out).__name__}")
+    from ._dispatch import check_out_tuple
+    check_out_tuple(name, out, 2, None)   # (the parser has checked the elements)
     check(out[0], out[1])
     for o in out:   # (both refused before either is written)
         o._check_writeable()

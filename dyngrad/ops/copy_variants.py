@@ -58,6 +58,7 @@ def _declare(view_name, copy_name, multi=False):
         _copy_kernel(view))
     spec.backward(view.backward_fn)
     spec.jvp(AUTO_LINEAR)
+    spec.out_returns_none = multi   # (torch's split_copy.Tensor_out & co. return nothing)
     return spec
 
 

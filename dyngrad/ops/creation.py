@@ -87,6 +87,9 @@ def _type_name(v) -> str:
     if isinstance(v, _tensor_cls()):
         return "Tensor"
     mod = t.__module__
+    if mod is not None and mod.startswith("dyngrad"):   # torch's own types: "torch.dtype"...
+        from ._arg_parser import type_name
+        return type_name(v)
     return t.__name__ if mod in ("builtins", None) else f"{mod}.{t.__name__}"
 
 

@@ -63,13 +63,17 @@ def _diff(input, n, dim, prepend, append, pos):
     return result
 
 
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     """The n-th forward difference along ``dim``, ``prepend`` and ``append`` concatenated
     first: ``input[1:] - input[:-1]`` for n = 1 (``logical_xor`` for bool)."""
     if not isinstance(input, _registry._Tensor):
         raise TypeError("diff(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    return _diff(input, n, dim, prepend, append, 2)
+    result = _diff(input, n, dim, prepend, append, 2)
+    if out is None:
+        return result
+    from .reduction import write_out   # (torch's diff_out ends in the op of the last step)
+    return write_out("logical_xor" if result.dtype == D.bool_ else "sub", out, result)
 
 
 def _diff_method(self, n=1, dim=-1, prepend=None, append=None):

@@ -477,15 +477,34 @@ _NORMAL_SIGS = [f"Tensor mean, Tensor std, {_GEN_OUT}", f"Tensor mean, float std
                 f"float mean, float std, tuple of ints size, {_GEN_OUT}, {FACTORY_KW}"]
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
-           device=None, requires_grad=False, pin_memory=False):
+_UNSET = object()   # (an argument not given: torch's parser tells it from its default)
+
+
+def normal(mean=0.0, std=_UNSET, size=None, *, generator=None, out=None, dtype=_UNSET,
+           layout=_UNSET, device=_UNSET, requires_grad=_UNSET, pin_memory=_UNSET):
     """Samples from N(mean, std**2): tensor means and/or stds broadcast together, or float
-    ``mean``, ``std`` and a ``size``."""
+    ``mean``, ``std`` and a ``size``. The factory keywords belong to the last form alone: with
+    a tensor mean or std, torch's parser refuses them, even at their defaults."""
     Tensor = _tensor_cls()
+    factory = {k: v for k, v in (("dtype", dtype), ("layout", layout), ("device", device),
+                                 ("pin_memory", pin_memory), ("requires_grad", requires_grad))
+               if v is not _UNSET}
+    given = (mean,) if std is _UNSET else (mean, std)
+    if std is _UNSET:
+        std = 1.0
     tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
     kw = {"generator": generator}
     if out is not None:
         kw["out"] = out
+    # the keywords given, for the parser's message (which lists several in the reverse of the
+    # order given: that order is lost here)
+    passed = {k: v for k, v in (("generator", generator), ("out", out)) if v is not None}
+    passed.update(factory)
+    if (tm or ts) and factory:
+        raise invalid_combination("normal", given + ((size,) if size is not None else ()),
+                                  _NORMAL_SIGS, passed)
+    dtype, device = factory.get("dtype"), factory.get("device")
+    requires_grad = factory.get("requires_grad", False)
     if size is not None and (tm or ts):
         raise invalid_combination("normal", (mean, std, size), _NORMAL_SIGS)
     if tm and ts:
@@ -500,7 +519,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     if ts:
         return normal_float_tensor(std, mean, **kw)
     if size is None:
-        raise invalid_combination("normal", (mean, std), _NORMAL_SIGS)
+        if len(given) == 1 and not passed:
+            # (one argument: only the (Tensor mean, float std=1) overload takes one)
+            raise TypeError(f"normal(): argument 'mean' (position 1) must be Tensor, not "
+                            f"{_type_name(mean)}")
+        raise invalid_combination("normal", given, _NORMAL_SIGS, passed)
     mean, std = number(mean, "normal", "mean", 1), number(std, "normal", "std", 2)
     if not std >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")

@@ -179,6 +179,20 @@ def write_out(result, out, lapack_layout: bool = False, op: str | None = None):
     return out
 
 
+def write_outs(name: str, results, out, op: str | None = None, position: int = 1):
+    """``out=`` of a function returning several tensors (``linalg.qr(A, out=(Q, R))``): torch's
+    TypeErrors for an `out` that is not a tuple of as many tensors (`position`: out's index
+    among the binding's parameters, which the message counts), then each result written as
+    ``write_out`` writes it (LAPACK layouts), and the outs returned as torch returns them, a
+    ``return_types.<name>_out``. `name` is torch's binding (``linalg_qr``)."""
+    _dispatch.check_out_tuple(name, out, len(results), position)
+    for r in results:   # (before anything is written)
+        check_out_grad(r, op)
+    for r, o in zip(results, out):
+        write_out(r, o, lapack_layout=True)
+    return getattr(rt, f"{name}_out")(tuple(out))
+
+
 def check_out_grad(result, op):
     if op is not None and result.requires_grad:
         raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
@@ -276,7 +290,10 @@ linalg_inv_ex.jvp(FROM_BACKWARD)
 
 def inv_ex(A, *, check_errors: bool = False, out=None):
     """``(inverse, info)``: the inverse and, per matrix, 0 or the first zero pivot."""
-    return rt.linalg_inv_ex(call(linalg_inv_ex, (A,), check_errors=check_errors))
+    result = call(linalg_inv_ex, (A,), check_errors=check_errors)
+    if out is not None:
+        return write_outs("linalg_inv_ex", result, out, "linalg_inv_ex", 2)
+    return rt.linalg_inv_ex(result)
 
 
 def inv(A, *, out=None):
@@ -406,12 +423,18 @@ _linalg_slogdet.jvp(FROM_BACKWARD)
 
 def slogdet(A, *, out=None):
     """``(sign, logabsdet)`` of the determinant (``linalg.slogdet``)."""
-    return rt.linalg_slogdet(call(_linalg_slogdet, (A,)))
+    result = call(_linalg_slogdet, (A,))
+    if out is not None:
+        return write_outs("linalg_slogdet", result, out, "_linalg_slogdet")
+    return rt.linalg_slogdet(result)
 
 
-def torch_slogdet(input):
+def torch_slogdet(input, *, out=None):
     """``torch.slogdet``: ``linalg.slogdet`` under torch's older result type."""
-    return rt.slogdet(call(_linalg_slogdet, (input,)))
+    result = call(_linalg_slogdet, (input,))
+    if out is not None:
+        return write_outs("slogdet", result, out, "_linalg_slogdet")
+    return rt.slogdet(result)
 
 
 def logdet(input):
@@ -514,8 +537,10 @@ def solve(A, B, *, left: bool = True, out=None):
 
 def solve_ex(A, B, *, left: bool = True, check_errors: bool = False, out=None):
     """``(result, info)``: info is 0 or the first zero pivot of A's LU factorisation."""
-    return rt.linalg_solve_ex(call(_linalg_solve_ex, (A, B), left=left,
-                                   check_errors=check_errors))
+    result = call(_linalg_solve_ex, (A, B), left=left, check_errors=check_errors)
+    if out is not None:
+        return write_outs("linalg_solve_ex", result, out, "_linalg_solve_ex", 4)
+    return rt.linalg_solve_ex(result)
 
 
 FUNCTIONS["linalg.solve"] = solve
@@ -604,8 +629,10 @@ def cholesky(A, *, upper: bool = False, out=None):
 
 def cholesky_ex(A, *, upper: bool = False, check_errors: bool = False, out=None):
     """``(L, info)``: info is 0 or the order of the first non positive-definite minor."""
-    return rt.linalg_cholesky_ex(call(linalg_cholesky_ex, (A,), upper=upper,
-                                      check_errors=check_errors))
+    result = call(linalg_cholesky_ex, (A,), upper=upper, check_errors=check_errors)
+    if out is not None:
+        return write_outs("linalg_cholesky_ex", result, out, "linalg_cholesky_ex", 3)
+    return rt.linalg_cholesky_ex(result)
 
 
 FUNCTIONS["linalg.cholesky"] = cholesky
@@ -717,8 +744,10 @@ def _(ctx, self_t, A_t):   # torch's X_t = op(A)^{-1} (b_t - A_t X): A_t whole, 
 def triangular_solve(b, A, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False, *, out=None):
     """``(solution, cloned_coefficient)`` of A X = b for a triangular A (deprecated in torch)."""
-    return rt.triangular_solve(call(_triangular_solve, (b, A), upper, transpose,
-                                    unitriangular))
+    result = call(_triangular_solve, (b, A), upper, transpose, unitriangular)
+    if out is not None:
+        return write_outs("triangular_solve", result, out, "triangular_solve", 5)
+    return rt.triangular_solve(result)
 
 
 FUNCTIONS["triangular_solve"] = METHODS["triangular_solve"] = triangular_solve

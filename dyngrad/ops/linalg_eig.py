@@ -19,7 +19,7 @@ from ..autograd import grad_mode as _gm
 from .. import return_types as rt
 from ._autograd_utils import handle_r_to_c
 from ._registry import FUNCTIONS, defop
-from .linalg_decomp import call, check_square, fortran, write_out
+from .linalg_decomp import call, check_square, fortran, write_out, write_outs
 
 _EIG_PHASE = ("linalg_eig_backward: The eigenvectors in the complex case are specified up to "
               "multiplication by e^{i phi}. The specified loss function depends on this "
@@ -111,9 +111,7 @@ def eig(A, *, out=None):
     See Note [Eigenvectors of eig]."""
     result = call(linalg_eig, (A,), True)
     if out is not None:
-        for o, r in zip(out, result):
-            write_out(r, o, lapack_layout=True, op="linalg_eig")
-        return rt.linalg_eig(tuple(out))
+        return write_outs("linalg_eig", result, out, "linalg_eig")
     return rt.linalg_eig(result)
 
 

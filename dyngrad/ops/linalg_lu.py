@@ -433,9 +433,14 @@ def torch_lu(A, pivot: bool = True, get_infos: bool = False, out=None):
     ``info``, from ``linalg.lu_factor_ex``."""
     _warn_once(_LU_DEPRECATED)
     result = linalg_lu_factor_ex(A, pivot=pivot)
-    if out is not None:
-        _write_outs(result[:len(out)], out, op="linalg_lu_factor_ex")
-        result = tuple(out)
+    if out is not None:   # (torch/functional.py's checks, then resize_as_ and copy_)
+        if len(out) != 2 + get_infos:
+            raise TypeError(f"expected tuple of {2 + get_infos} elements but got {len(out)}")
+        if not isinstance(out, (tuple, list)):
+            raise TypeError(f"argument 'out' must be tuple of Tensors, not "
+                            f"{type(out).__name__}")
+        _write_outs(result[:len(out)], out, op="linalg_lu_factor_ex", lapack=(False,) * 3)
+        return out
     return rt._lu_with_info(result) if get_infos else tuple(result[:2])
 
 

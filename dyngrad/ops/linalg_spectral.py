@@ -22,7 +22,7 @@ from .. import return_types as rt
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import FROM_BACKWARD
 from .linalg_decomp import (call, check_floating, check_square, fortran, solve_triangular,
-                            write_out, _LinAlgError)
+                            write_out, write_outs, _LinAlgError)
 
 
 def _f(name: str):
@@ -125,12 +125,18 @@ linalg_qr.jvp(FROM_BACKWARD)
 
 def qr(A, mode: str = "reduced", *, out=None):
     """``(Q, R)`` with A = QR; `mode` "reduced", "complete" or "r" (Q empty)."""
-    return rt.linalg_qr(call(linalg_qr, (A,), mode))
+    result = call(linalg_qr, (A,), mode)
+    if out is not None:
+        return write_outs("linalg_qr", result, out, "linalg_qr", 2)
+    return rt.linalg_qr(result)
 
 
 def torch_qr(input, some: bool = True, *, out=None):
     """``torch.qr`` (deprecated in torch): ``some=False`` is mode "complete"."""
-    return rt.qr(call(linalg_qr, (input,), "reduced" if some else "complete"))
+    result = call(linalg_qr, (input,), "reduced" if some else "complete")
+    if out is not None:
+        return write_outs("qr", result, out, "linalg_qr", 2)
+    return rt.qr(result)
 
 
 FUNCTIONS["linalg.qr"] = qr
@@ -286,7 +292,10 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
 def svd(A, full_matrices: bool = True, *, driver=None, out=None):
     """``(U, S, Vh)`` with A = U diag(S) Vh, S descending. See Note [Signs of singular vectors
     and eigenvectors]."""
-    return rt.linalg_svd(call(_linalg_svd, (A,), full_matrices, True, driver=driver))
+    result = call(_linalg_svd, (A,), full_matrices, True, driver=driver)
+    if out is not None:
+        return write_outs("linalg_svd", result, out, "_linalg_svd", 3)
+    return rt.linalg_svd(result)
 
 
 def svdvals(A, *, driver=None, out=None):
@@ -310,6 +319,8 @@ def torch_svd(input, some: bool = True, compute_uv: bool = True, *, out=None):
         batch = tuple(input.shape[:-2])
         U = _f("zeros")(*batch, m, m, dtype=input.dtype)
         Vh = _f("zeros")(*batch, n, n, dtype=input.dtype)
+    if out is not None:
+        return write_outs("svd", (U, S, adjoint(Vh)), out, "_linalg_svd", 3)
     return rt.svd((U, S, adjoint(Vh)))
 
 
@@ -381,7 +392,10 @@ def _(ctx, A_t):   # L_t = diag(V^H A_t V); V_t = V (F o V^H A_t V), F_ij = 1 / 
 def eigh(A, UPLO: str = "L", *, out=None):
     """``(eigenvalues, eigenvectors)`` of a Hermitian matrix (only the `UPLO` triangle is read),
     eigenvalues ascending. See Note [Signs of singular vectors and eigenvectors]."""
-    return rt.linalg_eigh(call(_linalg_eigh, (A,), UPLO, True))
+    result = call(_linalg_eigh, (A,), UPLO, True)
+    if out is not None:
+        return write_outs("linalg_eigh", result, out, "_linalg_eigh", 2)
+    return rt.linalg_eigh(result)
 
 
 def eigvalsh(A, UPLO: str = "L", *, out=None):
@@ -596,7 +610,7 @@ def _(ctx, gX, gL=None, _rank=None, _sv=None):
 linalg_lstsq.jvp(FROM_BACKWARD)
 
 
-def lstsq(A, B, rcond=None, *, driver=None):
+def lstsq(A, B, rcond=None, *, driver=None, out=None):
     """``(solution, residuals, rank, singular_values)`` of min ||AX - B||_F.
 
     The default CPU driver, 'gelsy', returns the rank but no residuals nor singular values
@@ -605,7 +619,10 @@ def lstsq(A, B, rcond=None, *, driver=None):
     Differences from torch: every driver is computed with NumPy's SVD-based solver; solutions
     agree up to rounding (for rank-deficient inputs both are the minimum-norm one).
     """
-    return rt.linalg_lstsq(call(linalg_lstsq, (A, B), rcond, driver=driver))
+    result = call(linalg_lstsq, (A, B), rcond, driver=driver)
+    if out is not None:
+        return write_outs("linalg_lstsq", result, out, "linalg_lstsq", 4)
+    return rt.linalg_lstsq(result)
 
 
 FUNCTIONS["linalg.lstsq"] = lstsq

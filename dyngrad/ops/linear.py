@@ -33,7 +33,7 @@ def _flatten_nd_linear(input, weight, bias):
 
 
 @composite("nn.functional.linear")
-def linear(input, weight, bias=None):
+def linear(input, weight, bias=None, *, out=None):
     """``input @ weight.T + bias``. See Note [linear is a composite]."""
     Tensor = _registry._Tensor
     if not (isinstance(input, Tensor) and isinstance(weight, Tensor)
@@ -43,6 +43,8 @@ def linear(input, weight, bias=None):
     if nd == 0 or weight.ndim == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
                            f"{nd}D and {weight.ndim}D")
+    if out is not None:
+        return _linear_out(input, weight, bias, out)
     if bias is not None:
         if nd == 2:
             return _op("addmm")(bias, input, weight.t())
@@ -52,6 +54,22 @@ def linear(input, weight, bias=None):
     if bias is not None:
         output.add_(bias)
     return output
+
+
+def _linear_out(input, weight, bias, out):
+    """linear's ``out=``, by torch's path (linear_out): addmm's for a 2-D input with a bias,
+    else matmul's and an in-place add of the bias."""
+    from ..autograd import grad_mode
+    if grad_mode.is_grad_enabled() and any(t is not None and t.requires_grad
+                                           for t in (input, weight, bias)):
+        raise RuntimeError("linear(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    if input.ndim == 2 and bias is not None:
+        return _op("addmm")(bias, input, weight.t(), out=out)
+    _op("matmul")(input, weight.t(), out=out)
+    if bias is not None:
+        out.add_(bias)
+    return out
 
 
 # -- _trilinear and bilinear -------------------------------------------------------------------

@@ -18,6 +18,7 @@ from .._promotion import Promote
 from ..backends import special_math as _sm
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, check_supported, fw_not_implemented
 from ..return_types import frexp as _frexp_type, frexp_out as _frexp_out_type
+from . import _dispatch
 from ._registry import FUNCTIONS, INPLACE, METHODS, OPS, defop
 from ._selection import check_no_grad_out, write_out
 from .arithmetic import _no_derivative
@@ -155,11 +156,7 @@ frexp_op.jvp(AUTO_ELEMENT_WISE)
 
 
 def _frexp_out_check(input, out):
-    if not isinstance(out, (tuple, list)):
-        raise TypeError(f"frexp(): argument 'out' must be tuple of Tensors, not "
-                        f"{type(out).__name__}")
-    if len(out) != 2:
-        raise TypeError(f"expected tuple of 2 elements but got {len(out)}")
+    _dispatch.check_out_tuple("frexp", out, 2, 1)
     if not input.is_floating_point():
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     mantissa, exponent = out

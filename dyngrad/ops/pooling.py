@@ -357,13 +357,14 @@ def _(ctx, grad):
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True, divisor_override=None):
+               count_include_pad=True, divisor_override=None, *, out=None):
     """2-d average pooling over (N, C, H, W) or (C, H, W)."""
     _check_tensor("avg_pool2d", input)
     if stride is None:
         stride = ()
     return _avg_pool2d(input, _ints(kernel_size), _ints(stride), _ints(padding, 2),
-                       bool(ceil_mode), bool(count_include_pad), divisor_override)
+                       bool(ceil_mode), bool(count_include_pad), divisor_override,
+                       **({} if out is None else {"out": out}))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,

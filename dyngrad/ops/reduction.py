@@ -144,9 +144,8 @@ def write_out(name: str, out, result):
 
 def write_outs(name: str, outs, results):
     """``out=(a, b)`` for an op returning a named tuple."""
-    if not isinstance(outs, (tuple, list)) or len(outs) != len(results):
-        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
-                        f"{type(outs).__name__}")
+    from ._dispatch import check_out_tuple
+    check_out_tuple(name, outs, len(results), None)   # (the parser has checked the elements)
     for o in outs:   # (an expanded out=: Note [out= and memory overlap] in _dispatch.py)
         o._check_writeable()
     for o, r in zip(outs, results):
