@@ -127,3 +127,41 @@ def test_out_refused_leaves_it_untouched(call):
         assert y._version == version and not y.any()
         got[lib] = str(err.value)
     assert got[dyngrad] == got[torch]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: x.type(zzz=1),
+    lambda L, x: x.type(L.float64, True, 3),
+    lambda L, x: x.type(L.float64, memory_format=L.channels_last).stride(),
+    lambda L, x: x.type(L.float32, memory_format=L.channels_last).stride(),
+    lambda L, x: x.type(L.float32, memory_format=L.contiguous_format) is x,
+    lambda L, x: x.type(L.float64, non_blocking=True).stride(),
+])
+def test_type_keywords(call):
+    """Tensor.type takes dtype, non_blocking and memory_format (it took any keyword)."""
+    got = {}
+    for lib in (torch, dyngrad):
+        try:
+            got[lib] = call(lib, lib.ones(2, 3, 4, 5))
+        except TypeError as e:
+            got[lib] = str(e)
+    assert got[dyngrad] == got[torch]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: x.cpu(memory_format=L.channels_last).stride(),
+    lambda L, x: x.cpu(memory_format=L.preserve_format) is x,
+    lambda L, x: x.cpu(memory_format=L.contiguous_format) is x,
+    lambda L, x: x.cpu() is x,
+    lambda L, x: x.cpu(1),
+    lambda L, x: x.cpu(memory_format=1),
+])
+def test_cpu_memory_format(call):
+    """Tensor.cpu converts to the memory format it is given (it ignored it)."""
+    got = {}
+    for lib in (torch, dyngrad):
+        try:
+            got[lib] = call(lib, lib.ones(2, 3, 4, 5))
+        except TypeError as e:
+            got[lib] = str(e)
+    assert got[dyngrad] == got[torch]

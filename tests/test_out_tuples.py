@@ -124,3 +124,8 @@ def test_normal_size_overload_takes_them():
 def test_out_tuple_length_and_elements(call):
     """A tuple of the wrong length: "expected tuple of 2 elements but got 1", as torch."""
     assert _outcome(dyngrad, call) == _outcome(torch, call)
+
+
+def test_where_of_one_argument_takes_no_out():
+    call = lambda L: L.where(L.ones(2) > 0, out=L.empty(0))   # noqa: E731
+    assert _outcome(dyngrad, call) == _outcome(torch, call)

@@ -133,7 +133,7 @@ def to(self, *args, **kwargs):
 _TYPE_NAMES = {f"torch.{d._legacy}Tensor": d for d in D.ALL_DTYPES}
 
 
-def type_(self, dtype=None, non_blocking=False, **kwargs):
+def type_(self, dtype=None, non_blocking=False, *, memory_format=None):
     """With no argument: the legacy type name (``'torch.FloatTensor'``). Otherwise convert to
     `dtype` (a dtype, a legacy type such as ``torch.LongTensor``, or its name); returns
     ``self`` if it already has that type. ``torch.Tensor`` names the default dtype."""
@@ -153,9 +153,14 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
         d = type_dtype(dtype)
     else:
         raise TypeError("dtype must be a type, str, or dtype object")
+    if memory_format is not None:   # (a layout to convert to even at the same dtype)
+        return to(self, d, memory_format=memory_format)
     if d is self.dtype:
         return self
     return to_copy(self, dtype=d)
+
+
+type_.__qualname__ = "type"   # (Python's binding errors name it as torch's: "type() got...")
 
 
 def type_as(self, other):
@@ -184,9 +189,18 @@ _SHORTHANDS = {"half": D.float16, "bfloat16": D.bfloat16, "float": D.float32, "d
                "char": D.int8, "cfloat": D.complex64, "cdouble": D.complex128}
 
 
-def cpu(self, memory_format=None):
-    """This tensor (it already lives on the cpu)."""
-    return self
+def cpu(self, *args, memory_format=None):
+    """This tensor (it already lives on the cpu), in `memory_format` where one is given."""
+    if args:   # (torch's count, without self)
+        raise TypeError(f"cpu() takes 0 positional arguments but {len(args)} "
+                        f"{'was' if len(args) == 1 else 'were'} given")
+    if memory_format is None:
+        return self
+    from .._formats import memory_format as _memory_format
+    if not isinstance(memory_format, _memory_format):
+        raise TypeError(f"cpu(): argument 'memory_format' must be torch.memory_format, not "
+                        f"{_type_name(memory_format)}")
+    return to(self, memory_format=memory_format)
 
 
 def cuda(self, device=None, non_blocking=False, memory_format=None):

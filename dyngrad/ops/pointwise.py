@@ -333,6 +333,9 @@ def where(condition, input=None, other=None, *, out=None):
     Differences from torch: the one-argument form ``where(condition)`` needs ``nonzero``.
     """
     if input is None and other is None:
+        if out is not None:   # (the one-argument overload takes no out=: the parser's listing)
+            from ._arg_parser import parse_error
+            raise TypeError(parse_error("where", (condition,), {"out": out}, False))
         nonzero = FUNCTIONS.get("nonzero")
         if nonzero is None:
             raise NotImplementedError("where(condition) needs nonzero, not implemented yet")
