@@ -129,6 +129,17 @@ def test_out_refused_leaves_it_untouched(call):
     assert got[dyngrad] == got[torch]
 
 
+def _same_on_4d(call):
+    """``call(lib, x)`` on a 4-d tensor gives the same value or TypeError text in both."""
+    got = {}
+    for lib in (torch, dyngrad):
+        try:
+            got[lib] = call(lib, lib.ones(2, 3, 4, 5))
+        except TypeError as e:
+            got[lib] = str(e)
+    assert got[dyngrad] == got[torch]
+
+
 @pytest.mark.parametrize("call", [
     lambda L, x: x.type(zzz=1),
     lambda L, x: x.type(L.float64, True, 3),
@@ -139,13 +150,7 @@ def test_out_refused_leaves_it_untouched(call):
 ])
 def test_type_keywords(call):
     """Tensor.type takes dtype, non_blocking and memory_format (it took any keyword)."""
-    got = {}
-    for lib in (torch, dyngrad):
-        try:
-            got[lib] = call(lib, lib.ones(2, 3, 4, 5))
-        except TypeError as e:
-            got[lib] = str(e)
-    assert got[dyngrad] == got[torch]
+    _same_on_4d(call)
 
 
 @pytest.mark.parametrize("call", [
@@ -158,10 +163,4 @@ def test_type_keywords(call):
 ])
 def test_cpu_memory_format(call):
     """Tensor.cpu converts to the memory format it is given (it ignored it)."""
-    got = {}
-    for lib in (torch, dyngrad):
-        try:
-            got[lib] = call(lib, lib.ones(2, 3, 4, 5))
-        except TypeError as e:
-            got[lib] = str(e)
-    assert got[dyngrad] == got[torch]
+    _same_on_4d(call)

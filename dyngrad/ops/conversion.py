@@ -20,6 +20,7 @@ from .creation import (ZEROS, _size_args, _tensor_cls, _type_name, alloc, cast_a
                        check_size, checked_scalar, copy_with_strides, dtype_arg, empty_strided,
                        fill_array, finish, format_strides, full, number,
                        preserve_strides, suggest_memory_format, zeros_like)
+from .creation import check_pin_memory
 from ._autograd_utils import handle_r_to_c
 from ._registry import METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
@@ -352,6 +353,7 @@ def zero_(self):
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False):
     """``dyngrad.tensor(data)`` with this tensor's dtype unless `dtype` is given."""
+    check_pin_memory(pin_memory)
     from .tensor_new import tensor
     return tensor(data, dtype=dtype_arg(dtype, "new_tensor") or self.dtype, device=device,
                   requires_grad=requires_grad,
@@ -369,24 +371,28 @@ def _new_filled(fname, self, size, fill, dtype, device, requires_grad, kw_size=N
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False, **kw):
     """Zeros of `size` with this tensor's dtype unless given."""
+    check_pin_memory(pin_memory)
     return _new_filled("new_zeros", self, size, ZEROS, dtype, device, requires_grad,
                        kw.pop("size", None))
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
              pin_memory=False, **kw):
+    check_pin_memory(pin_memory)
     return _new_filled("new_ones", self, size, 1, dtype, device, requires_grad,
                        kw.pop("size", None))
 
 
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False, **kw):
+    check_pin_memory(pin_memory)
     return _new_filled("new_empty", self, size, None, dtype, device, requires_grad,
                        kw.pop("size", None))
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False):
+    check_pin_memory(pin_memory)
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{_type_name(size)}")
@@ -396,6 +402,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 
 def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
                       layout=None, pin_memory=False):
+    check_pin_memory(pin_memory)
     return empty_strided(size, stride, dtype=dtype_arg(dtype, "new_empty_strided") or self.dtype,
                          device=device,
                          requires_grad=requires_grad)

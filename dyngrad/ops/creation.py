@@ -174,6 +174,17 @@ def check_requires_grad(dtype: D.dtype) -> None:
                            "gradients")
 
 
+_PIN_MEMORY = ("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+               "allocator is available on this system.")
+
+
+def check_pin_memory(pin_memory) -> None:
+    """torch's error for a factory's ``pin_memory=True``: pinned memory needs an accelerator's
+    allocator, which a CPU-only build (dyngrad's) has not."""
+    if pin_memory:
+        raise RuntimeError(_PIN_MEMORY)
+
+
 def finish(arr, requires_grad=False, device=None, out=None):
     """Wrap a fresh array as a leaf (or write it into ``out``), after torch's checks."""
     check_device(device)
@@ -538,6 +549,7 @@ def _size_args(fname, size, kw_size):
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None, **kwargs):
     """An uninitialised tensor of the given size."""
+    check_pin_memory(pin_memory)
     shape = check_size(_size_args("empty", size, _size_kw("empty", kwargs)))
     d = out_dtype(dtype, out, D.get_default_dtype(), "empty")
     arr = alloc(shape, d.np, format_strides(shape, memory_format))
@@ -550,6 +562,7 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     shape = _size_args("zeros", size, _size_kw("zeros", kwargs))
     if any(n < 0 for n in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
+    check_pin_memory(pin_memory)
     d = out_dtype(dtype, out, D.get_default_dtype(), "zeros")
     return finish(alloc(shape, d.np, fill=ZEROS), requires_grad, factory_device(device), out)
 
@@ -557,6 +570,7 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, **kwargs):
     """A tensor filled with 1."""
+    check_pin_memory(pin_memory)
     shape = check_size(_size_args("ones", size, _size_kw("ones", kwargs)))
     d = out_dtype(dtype, out, D.get_default_dtype(), "ones")
     return finish(alloc(shape, d.np, fill=xp.array(1).astype(d.np)), requires_grad,
@@ -575,6 +589,7 @@ def _fill_dtype(value):
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """A tensor of `size` filled with `fill_value`; dtype inferred from the value as torch."""
+    check_pin_memory(pin_memory)
     shape = check_size(_full_size(size))
     value = number(fill_value, "full", "fill_value", 2)
     d = out_dtype(dtype, out, _fill_dtype(fill_value), "full")
@@ -593,6 +608,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
                   pin_memory=False):
     """An uninitialised tensor with the given size and stride (its storage spans exactly
     what the geometry addresses)."""
+    check_pin_memory(pin_memory)
     for name, v in (("size", size), ("stride", stride)):
         if not isinstance(v, (tuple, list)):
             raise TypeError(f"empty_strided(): argument '{name}' (position "
@@ -655,6 +671,7 @@ def empty_permuted(*args, **kwargs):
         if d in seen:
             raise RuntimeError("Duplicate dim not allowed")
         seen.add(d)
+    check_pin_memory(kwargs.get("pin_memory"))
     physical = tuple(shape[d] for d in perm)
     check_size(physical)
     physical_strides = contiguous_strides(physical)
@@ -685,6 +702,7 @@ def _int_list(fname, name, pos, value) -> tuple:
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
         pin_memory=False):
     """A 2-D tensor with ones on the diagonal (n x m, m defaults to n)."""
+    check_pin_memory(pin_memory)
     for name, pos, v in (("n", 1, n), ("m", 2, m)):
         if v is not None and (type(v) is bool or not _is_int(v)):
             raise TypeError(f"eye(): argument '{name}' (position {pos}) must be int, not "
@@ -709,6 +727,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
     """A 0-dim tensor holding `s`, of the default dtype unless `dtype` is given (as torch:
     ``scalar_tensor(3)`` is float32)."""
     value = number(s, "scalar_tensor", "s", 1)
+    check_pin_memory(pin_memory)
     d = dtype_arg(dtype, "scalar_tensor") or D.get_default_dtype()
     return finish(fill_array(checked_scalar(value, d), d), requires_grad, factory_device(device))
 
@@ -740,23 +759,27 @@ def _like(fname, input, dtype, fill, requires_grad, memory_format, device):
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None):
+               memory_format=None, pin_memory=False):
     """An uninitialised tensor like `input` (same layout under preserve_format)."""
+    check_pin_memory(pin_memory)
     return _like("empty_like", input, dtype, None, requires_grad, memory_format, device)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None):
+               memory_format=None, pin_memory=False):
+    check_pin_memory(pin_memory)
     return _like("zeros_like", input, dtype, ZEROS, requires_grad, memory_format, device)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
+              memory_format=None, pin_memory=False):
+    check_pin_memory(pin_memory)
     return _like("ones_like", input, dtype, 1, requires_grad, memory_format, device)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
+              memory_format=None, pin_memory=False):
+    check_pin_memory(pin_memory)
     value = number(fill_value, "full_like", "fill_value", 2)
     return _like("full_like", input, dtype, value, requires_grad, memory_format, device)
 

@@ -23,6 +23,7 @@ from .creation import (FACTORY_KW, TYPEMETA_NAME, _is_int, _size_args, _size_kw,
                        _type_name, alloc, check_requires_grad, check_size, check_tensor_arg,
                        dtype_arg, checked_scalar, factory_device, finish, fresh,
                        invalid_combination, like_strides, number, out_dtype, zeros_like)
+from .creation import check_pin_memory
 from .random import numpy_generator as _gen
 from . import random_streams as _rs
 from .random_bounds import _random_bounds, _random_default_bounds
@@ -340,6 +341,7 @@ def _check_normal_dtype(d):
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False, **kwargs):
     """Samples from U[0, 1) of the given size (floating and complex dtypes)."""
+    check_pin_memory(pin_memory)
     shape, d = _random_factory("rand", size, _size_kw("rand", kwargs), out, dtype,
                                _check_uniform_dtype)
     arr = _uniform_array(_gen(generator), shape, d.np)
@@ -349,6 +351,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False, **kwargs):
     """Samples from N(0, 1) of the given size (complex: each part has variance 1/2)."""
+    check_pin_memory(pin_memory)
     shape, d = _random_factory("randn", size, _size_kw("randn", kwargs), out, dtype,
                                _check_normal_dtype)
     arr = _normal_array(_gen(generator), shape, d.np)
@@ -389,6 +392,7 @@ def randint(*args, size=None, low=None, high=None, generator=None, out=None, dty
             layout=None, device=None, requires_grad=False, pin_memory=False):
     """Integers from [low, high) (low defaults to 0): ``randint(high, size)`` or
     ``randint(low, high, size)``; int64 unless `dtype` says otherwise."""
+    check_pin_memory(pin_memory)
     args = list(args)
     if low is not None:
         args.insert(0, low)
@@ -418,6 +422,7 @@ def randint(*args, size=None, low=None, high=None, generator=None, out=None, dty
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """A random permutation of 0 .. n-1 (int64 unless `dtype`)."""
+    check_pin_memory(pin_memory)
     n = _int_arg("randperm", n, "n", 1)
     check_size((n,))
     d = out_dtype(dtype, out, D.int64)
@@ -504,6 +509,7 @@ def normal(mean=0.0, std=_UNSET, size=None, *, generator=None, out=None, dtype=_
         raise invalid_combination("normal", given + ((size,) if size is not None else ()),
                                   _NORMAL_SIGS, passed)
     dtype, device = factory.get("dtype"), factory.get("device")
+    check_pin_memory(factory.get("pin_memory"))
     requires_grad = factory.get("requires_grad", False)
     if size is not None and (tm or ts):
         raise invalid_combination("normal", (mean, std, size), _NORMAL_SIGS)
@@ -652,8 +658,9 @@ def _fill_like(arr_fn, input, d, strides):
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
-              requires_grad=False, memory_format=None):
+              requires_grad=False, memory_format=None, pin_memory=False):
     """``rand`` shaped (and laid out) like `input`."""
+    check_pin_memory(pin_memory)
     d, strides = _like_array("rand_like", input, dtype, memory_format)
     _check_uniform_dtype(d)
     arr = _fill_like(lambda s, dt, st, c: _uniform_array(_gen(generator), s, dt, 0.0, 1.0, st), input, d, strides)
@@ -661,8 +668,9 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
 
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
-               requires_grad=False, memory_format=None):
+               requires_grad=False, memory_format=None, pin_memory=False):
     """``randn`` shaped (and laid out) like `input`."""
+    check_pin_memory(pin_memory)
     d, strides = _like_array("randn_like", input, dtype, memory_format)
     _check_normal_dtype(d)
     arr = _fill_like(lambda s, dt, st, c: _normal_array(_gen(generator), s, dt, 0.0, 1.0, st, c),
@@ -671,9 +679,10 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
-                 device=None, requires_grad=False, memory_format=None):
+                 device=None, requires_grad=False, memory_format=None, pin_memory=False):
     """``randint`` shaped like `input` (its dtype unless `dtype`): ``randint_like(x, high)``
     or ``randint_like(x, low, high)``."""
+    check_pin_memory(pin_memory)
     if high is None:
         low, high = 0, low
     low = _int_arg("randint_like", low, "low", 2)

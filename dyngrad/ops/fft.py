@@ -26,6 +26,7 @@ from .. import _dtypes as D
 from .._utils import canonical_dim
 from . import _registry
 from ._registry import FUNCTIONS
+from .creation import check_pin_memory
 from ._selection import check_no_grad_out, resize_output, resized_warning, write_out
 from .fft_helpers import _fft_c2c, _fft_c2r, _fft_r2c
 
@@ -360,6 +361,7 @@ def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, pin_mem
             requires_grad=False):
     """The sample frequencies of an ``n``-point FFT with spacing ``d``: [0, 1, ..., -2, -1]
     / (n * d)."""
+    check_pin_memory(pin_memory)
     n = operator.index(n)
     dtype = _freq_dtype("fftfreq", dtype, out)
     if n < 0:
@@ -375,6 +377,7 @@ def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, pin_me
              requires_grad=False):
     """The non-negative sample frequencies of an ``n``-point ``rfft``: [0, ..., n // 2]
     / (n * d)."""
+    check_pin_memory(pin_memory)
     n = operator.index(n)
     dtype = _freq_dtype("rfftfreq", dtype, out)
     half = -(-n // 2) if n < 0 else n // 2   # (C++'s division, truncating toward zero)

@@ -16,7 +16,7 @@ import os
 
 from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
-from .creation import dtype_arg, finish
+from .creation import check_pin_memory, dtype_arg, finish
 from .tensor_new import _check_numpy
 from ._registry import FUNCTIONS, METHODS
 
@@ -88,6 +88,7 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
               pin_memory=False, requires_grad=False):
     """`size` elements of `dtype` read from a file: memory-mapped read-write with
     ``shared=True`` (writes reach the file), else a private copy."""
+    check_pin_memory(pin_memory)
     d = dtype_arg(dtype, "from_file") or D.get_default_dtype()
     nbytes = size * d.itemsize
     shared = bool(shared)

@@ -32,7 +32,7 @@ from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
 from .creation import (FACTORY_KW, _is_int, invalid_combination, _tensor_cls, _type_name, alloc,
                        cast_array, checked_scalar, factory_device, fill_array, finish, fresh,
-                       number, out_dtype)
+                       number, out_dtype, check_pin_memory)
 
 xp = _npb.xp
 _f64 = xp.float64
@@ -184,6 +184,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
            requires_grad=False, pin_memory=False):
     """Values from `start` to `end` (exclusive) by `step`: int64 when every bound is an
     integer, the default dtype otherwise. The length is torch's (computed in double)."""
+    check_pin_memory(pin_memory)
     if end is None:
         start, end = 0, start
         names = (("end", 1, end),)
@@ -312,6 +313,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     as torch does)."""
     s, e = _endpoints("linspace", start, end)
     n = _steps("linspace", start, end, steps)
+    check_pin_memory(pin_memory)
     d = _range_dtype(dtype, out, s, e)
     if d is D.bool_:
         raise _not_implemented("linspace_cpu", d)
@@ -350,6 +352,7 @@ def logspace(start, end, steps, base=None, *, out=None, dtype=None, layout=None,
     """`steps` values from ``base ** start`` to ``base ** end``, evenly spaced in the exponent."""
     s, e = _endpoints("logspace", start, end)
     n = _steps("logspace", start, end, steps, base)
+    check_pin_memory(pin_memory)
     base = number(10.0 if base is None else base, "logspace", "base", 4)
     if isinstance(base, complex):
         raise TypeError(f"logspace(): argument 'base' (position 4) must be float, not "

@@ -29,7 +29,7 @@ from . import view_backward as _vb
 from ._geometry import _numel
 from ._registry import FUNCTIONS, INPLACE, METHODS, OPS, defop
 from ._selection import contiguous, resize_output, structured_out_check
-from .creation import dtype_arg, factory_device, finish, fresh
+from .creation import check_pin_memory, dtype_arg, factory_device, finish, fresh
 from .join import int_arg
 from .linalg_products import _tensordot
 from .norms import _vector_norm, norm_backward, norm_jvp
@@ -110,6 +110,7 @@ def _indices(name, lower, row, col, offset, dtype, layout, device, pin_memory, r
         raise RuntimeError(f"row must be non-negative, got{row}")
     if col < 0:
         raise RuntimeError(f"col must be non-negative, got{col}")
+    check_pin_memory(pin_memory)
     d = dtype_arg(dtype, name) or D.int64
     if d not in (D.int64, D.int32):
         raise _not_implemented(name, d.np)

@@ -18,6 +18,7 @@ from . import _registry
 from .creation import (ZEROS, _int_limits, _overflow, _tensor_cls, _type_name, _warn_once,
                        alloc, cast_array, check_device, check_requires_grad, copy_with_strides,
                        dtype_arg, factory_device, finish, preserve_strides)
+from .creation import check_pin_memory
 
 xp = _npb.xp
 _ndarray = xp.ndarray
@@ -294,6 +295,7 @@ def tensor(data=_NO_DATA, *extra, dtype=None, device=None, requires_grad=False, 
         tensor([[1.0000, 2.0000],
                 [3.0000, 4.5000]])
     """
+    check_pin_memory(pin_memory)
     if data is _NO_DATA or extra:   # (torch's parser's words for a missing or extra argument)
         raise TypeError(f"tensor() takes 1 positional argument but {1 + len(extra)} were given"
                         if extra else 'tensor() missing 1 required positional arguments: "data"')

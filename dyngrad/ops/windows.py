@@ -37,7 +37,7 @@ from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
 from ._registry import FUNCTIONS
 from .creation import (FACTORY_KW, TYPEMETA_NAME, _type_name, alloc, argument_list, dtype_arg,
-                       factory_device, finish)
+                       check_pin_memory, factory_device, finish)
 from .range_factories import _not_implemented
 from .special_bessel import _bessel
 
@@ -174,6 +174,7 @@ def _window(fname, extras, args, kwargs, values_fn):
     if n < 0:
         raise RuntimeError(f"{fname} requires non-negative window_length, got "
                            f"window_length={n}")
+    check_pin_memory(opts["pin_memory"])
     requires_grad = bool(opts["requires_grad"])
     if n <= 1:
         return finish(alloc((n,), d.np, fill=1), requires_grad, factory_device(opts["device"]))
