@@ -28,21 +28,9 @@ NAMES = sorted((_public_methods(torch.Tensor) & _public_methods(dyngrad.Tensor))
 
 # Strict: each of these gives torch's TypeError with other words (none accepts out= any more).
 _WORDING = {
-    # no entry in the signature table: the parser's plain words, where torch lists overloads
-    # or counts missing arguments ("arctan2() missing 1 required positional arguments: ...")
-    "table": """addbmm addbmm_ addcdiv addcdiv_ addcmul addcmul_ addmm addmm_ addmv addmv_ addr
-        addr_ baddbmm baddbmm_ bernoulli bernoulli_ clamp_max clamp_max_ clamp_min clamp_min_
-        clip clip_ copysign copysign_ divide divide_ float_power float_power_ fmod fmod_ greater
-        greater_ greater_equal greater_equal_ histogram less less_ less_equal less_equal_ moveaxis
-        multiply multiply_ nanquantile new not_equal not_equal_ quantile random_ set_ subtract
-        subtract_ to xlogy xlogy_ arctan2 arctan2_ cholesky_solve diagonal_scatter dist
-        fill_diagonal_ fmax fmin gcd gcd_ geometric_ ger heaviside heaviside_ hypot hypot_ igamma
-        igamma_ igammac igammac_ index_put index_put_ inner is_same_size is_set_to isclose lcm
-        lcm_ ldexp ldexp_ logaddexp logaddexp2 logical_and logical_and_ logical_or logical_or_
-        logical_xor logical_xor_ matrix_power multinomial mv mvlgamma mvlgamma_ narrow_copy
-        new_empty_strided new_tensor nextafter nextafter_ orgqr ormqr polygamma polygamma_ prelu
-        resize_ resize_as_ slice_inverse sum_to_size swapaxes swapaxes_ swapdims swapdims_ take
-        triangular_solve unsafe_split_with_sizes vdot""",
+    # no entry in the signature table (torch binds them by hand, not from native_functions):
+    # the parser's plain words, where torch lists overloads or counts missing arguments
+    "table": """new set_ to new_tensor""",
     # methods written by hand on dyngrad's Tensor class: Python words them with the class
     # name, or without it, where torch's C methods and torch/_tensor.py do the other
     "hand": """const_data_ptr data_ptr dense_dim detach detach_ dim element_size get_device

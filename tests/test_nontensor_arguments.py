@@ -32,9 +32,9 @@ KNOWN = {
     ("__rmatmul__", 1): _UNBOUND,
     **{(name, 0): _NUMBER for name in (
         "clone", "expand_copy", "alias_copy", "unfold_copy", "squeeze_copy", "unsqueeze_copy",
-        "t_copy", "index_put", "take", "nn.functional.pixel_shuffle",
+        "t_copy", "nn.functional.pixel_shuffle",
         "nn.functional.pixel_unshuffle")},
-    **{(name, 1): _NUMBER for name in ("take", "rsub")},
+    ("rsub", 1): _NUMBER,
     **{(name, 0): _PYTHON for name in (
         "nn.functional.adaptive_avg_pool2d", "nn.functional.adaptive_max_pool2d",
         "nn.functional.max_pool1d", "nn.functional.max_pool2d", "nn.functional.max_pool3d",
@@ -44,8 +44,8 @@ KNOWN = {
     **{(name, 1): _PYTHON for name in (
         "tensordot", "nn.functional.ctc_loss", "trapz", "trapezoid", "cumulative_trapezoid",
         "masked.logaddexp")},
-    ("polygamma.polygamma_n_0", 0): "torch's polygamma takes n first: the tensor is argument 2",
-    ("special.polygamma.special_polygamma_n_0", 0): "as polygamma, under special_polygamma's name",
+    ("special.polygamma.special_polygamma_n_0", 0): "dyngrad's table lacks special_polygamma, "
+                                                    "which takes n first",
     ("torch.ops.aten._safe_softmax.default", 0): "torch.ops calls go through the dispatcher's "
                                                  "schema check (RuntimeError), not the parser",
     ("slice", 0): "as _safe_softmax: an aten op called through torch.ops",
@@ -138,12 +138,12 @@ KNOWN_STRINGS = {
         ("nn.functional.avg_pool2d", 4), ("nn.functional.avg_pool2d", 5), ("to", 3), ("to", 4),
         *((f"grid_sampler_{n}d", i) for n in (2, 3) for i in (2, 3, 4)))},
     **{(name, i): _NO_ENTRY for name, i in (
-        ("sum_to_size", 1), ("lu", 1), ("nn.functional.softmin", 1),
+        ("lu", 1), ("nn.functional.softmin", 1),
         ("nn.functional.adaptive_avg_pool2d", 1), ("nn.functional.adaptive_max_pool1d", 1),
         ("nn.functional.adaptive_max_pool2d", 1), ("nn.functional.fractional_max_pool2d", 1),
         ("nn.functional.fractional_max_pool3d", 1), ("nn.functional.glu", 1),
         ("nn.functional.threshold", 1), ("nn.functional.threshold", 2), ("split", 1),
-        ("new_empty_strided", 1), ("new_empty_strided", 2), ("nn.functional.ctc_loss", 2),
+        ("nn.functional.ctc_loss", 2),
         ("nn.functional.ctc_loss", 3), *(("nn.functional.unfold", i) for i in (1, 2, 3, 4)),
         *((f"masked.{n}", 1) for n in ("cumsum", "cumprod", "median", "softmax", "log_softmax",
                                        "softmin")), ("masked.normalize", 2))},

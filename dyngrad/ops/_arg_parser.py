@@ -228,7 +228,12 @@ def _accepts(p: _Param, v) -> bool:
         return _is_long(v) or isinstance(v, (str, device))
     if kind == "object":
         return True
+    if kind == "float[]":   # (is_float_or_complex_list: the first element decides)
+        return isinstance(v, (tuple, list)) and (not v or _accepts(_FLOAT, v[0]))
     return type_name(v) == _PRINTED[kind]   # layout, memory_format, Generator
+
+
+_FLOAT = _Param("float x", False, False)
 
 
 class _Refused(Exception):
@@ -441,11 +446,12 @@ def signatures(name: str, is_method: bool):
         sigs = []
         for text in table:
             text, _, where = text.partition("|")
-            flag = where if where == "hidden" else ""
-            if where == ("fn" if is_method else "method"):
+            where = where.split(",")   # ("fn,hidden": a deprecated overload of the function)
+            flag = "hidden" if "hidden" in where else ""
+            if ("fn" if is_method else "method") in where:
                 continue
             sig = Signature(f"{text}|{flag}")
-            if is_method and where != "method":
+            if is_method and "method" not in where:
                 first = sig.params[0] if sig.params else None
                 if first is None or first.kind != "Tensor" or first.name not in (
                         "input", "self"):

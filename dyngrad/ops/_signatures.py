@@ -7,10 +7,17 @@ One entry per function: its overloads in torch's order, in torch's signature for
 ``Layout``, ``MemoryFormat``, ``Generator``; ``?``: None accepted; ``=default`` as printed).
 The Tensor method takes the function's overloads that start with ``Tensor input``, without it
 and without ``out=``; ``|fn`` marks an overload of the function alone, ``|method`` one of the
-method alone, ``|hidden`` one that torch accepts but does not list (deprecated). An in-place
+method alone, ``|hidden`` one that torch accepts but does not list (deprecated), ``|fn,hidden``
+and ``|method,hidden`` such an overload of one of the two. An in-place
 method with no entry of its own (``add_``) has its out-of-place method's overloads. The
 named-tensor (Dimname) overloads are left out: torch neither lists nor matches them.
+
+The entries of _signatures_more.py were made from torchgen's data, which the torch wheel ships
+(``python tests/torchgen_signatures.py NAME`` prints a new one); tests/test_signature_table.py
+checks them against it.
 """
+
+from ._signatures_more import SIGNATURES as _MORE
 
 _F = ("dtype? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, "
       "bool requires_grad=False")
@@ -234,14 +241,7 @@ SIGNATURES = {
             "bmm(Tensor input, Tensor mat2, dtype out_dtype, *, Tensor out=None)|fn"),
     "dot": ("dot(Tensor input, Tensor tensor, *, Tensor out=None)",),
     "outer": ("outer(Tensor input, Tensor vec2, *, Tensor out=None)",),
-    "addmm": ("addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, "
-              "Tensor out=None)",
-              "addmm(Tensor input, Tensor mat1, Tensor mat2, dtype out_dtype, *, "
-              "Scalar beta=1, Scalar alpha=1, Tensor out=None)|fn"),
-    "baddbmm": ("baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, "
-                "Scalar alpha=1, Tensor out=None)",
-                "baddbmm(Tensor input, Tensor batch1, Tensor batch2, dtype out_dtype, *, "
-                "Scalar beta=1, Scalar alpha=1, Tensor out=None)|fn"),
+    # (addmm, baddbmm and the other add*: _signatures_more.py)
     # -- other -----------------------------------------------------------------------------------
     "clone": ("clone(Tensor input, *, MemoryFormat? memory_format=None)",),
     "detach": ("detach(Tensor input)",),
@@ -415,6 +415,7 @@ SIGNATURES = {
     **{n: (f"{n}(Tensor input)",) for n in ("relu", "isnan")},
     **_compare("eq", "ne", "lt", "le", "gt", "ge"),
     **_binary("maximum", "minimum", "atan2"),
+    **_MORE,
 }
 
 # The Tensor methods torch binds as C methods without parameters (METH_NOARGS: one overload

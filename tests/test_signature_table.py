@@ -1,0 +1,44 @@
+"""The parser table's entries made from torchgen (dyngrad/ops/_signatures_more.py) are torch's
+own: each equals what tests/torchgen_signatures.py reads from the native_functions.yaml that
+torch 2.13's wheel ships, overloads, order and marks."""
+from __future__ import annotations
+
+import pytest
+
+from dyngrad.ops._arg_parser import signatures
+from dyngrad.ops._signatures import SIGNATURES
+from dyngrad.ops._signatures_more import SIGNATURES as MORE
+
+import torchgen_signatures as TG
+
+
+@pytest.mark.parametrize("name", sorted(MORE))
+def test_entry_is_torchgens(name):
+    assert MORE[name] == TG.entry(name)
+    assert SIGNATURES[name] is MORE[name]
+
+
+def test_converted_types():
+    """torchgen's C++ types read as the table's (int64_t? -> int?, IntArrayRef[1] -> int[1])."""
+    assert TG._param("int64_t? dim=None") == "int? dim=None"
+    assert TG._param("IntArrayRef[1] dim") == "int[1] dim"
+    assert TG._param("TensorList[2] out=None") == "Tensor[2] out=None"
+    assert TG._param("c10::List<::std::optional<Tensor>> indices") == "Tensor[] indices"
+    assert TG._param("ScalarType? dtype=None") == "dtype? dtype=None"
+
+
+@pytest.mark.parametrize("name, is_method, listed", [
+    # a deprecated overload is matched but not listed; one of the method alone stays with it
+    ("addbmm", False, ["addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, "
+                       "Number alpha = 1, Tensor out = None)"]),
+    ("addbmm", True, ["addbmm(Tensor batch1, Tensor batch2, *, Number beta = 1, "
+                      "Number alpha = 1)"]),
+    ("polygamma", True, ["polygamma(int n)"]),
+    ("new_empty_strided", False, []),
+])
+def test_marks(name, is_method, listed):
+    """``|fn,hidden`` and ``|method,hidden`` keep an overload to one of the two, unlisted."""
+    sigs = signatures(name, is_method)
+    assert [f"{s.name}{s.printed()}" for s in sigs if not s.hidden] == listed
+    hidden = [s for s in sigs if s.hidden]
+    assert len(hidden) == (2 if name == "addbmm" else 0)
