@@ -32,9 +32,7 @@ KNOWN = {
     ("__rmatmul__", 1): _UNBOUND,
     **{(name, 0): _NUMBER for name in (
         "clone", "expand_copy", "alias_copy", "unfold_copy", "squeeze_copy", "unsqueeze_copy",
-        "t_copy", "nn.functional.pixel_shuffle",
-        "nn.functional.pixel_unshuffle")},
-    ("rsub", 1): _NUMBER,
+        "t_copy")},
     **{(name, 0): _PYTHON for name in (
         "nn.functional.adaptive_avg_pool2d", "nn.functional.adaptive_max_pool2d",
         "nn.functional.max_pool1d", "nn.functional.max_pool2d", "nn.functional.max_pool3d",
@@ -51,21 +49,15 @@ KNOWN = {
     ("slice", 0): "as _safe_softmax: an aten op called through torch.ops",
     **{(name, 0): "torch's parser reads a list as a list of tensors (Tensor... tensors)"
        for name in ("atleast_1d", "atleast_2d", "atleast_3d")},
-    **{(name, i): "the parser's 'got (...)' lists the keyword arguments, which dyngrad's "
-       "message leaves out" for name in ("bucketize", "searchsorted") for i in (0, 1)},
     ("nonzero", 0): "dyngrad's table has nonzero's two overloads of older torch releases "
                     "(as_tuple apart), torch 2.13's parser one",
     **{(name, 0): _UNBOUND + " (the random in-place methods)" for name in (
         "cauchy", "exponential", "geometric", "log_normal", "normal.in_place", "uniform")},
-    ("gradient", 0): "the parser's listing of gradient's overloads adds a line on the keywords "
-                     "it did not match; dyngrad's table does not word it",
     ("max_pool2d_with_indices_backward", 0): "the sample's call runs F.max_pool2d with "
                                              "return_indices, whose binding torch names",
     **{(name, 0): "torch's Python code computes `A @ ...` first: Python's operator error for "
                   "a number, where dyngrad's matmul names itself" for name in (
         "svd_lowrank", "pca_lowrank")},
-    ("randint_like", 0): "dyngrad's table lacks randint_like's overloads (low, high and "
-                         "generator forms)",
 }
 
 
@@ -147,11 +139,8 @@ KNOWN_STRINGS = {
         ("nn.functional.ctc_loss", 3), *(("nn.functional.unfold", i) for i in (1, 2, 3, 4)),
         *((f"masked.{n}", 1) for n in ("cumsum", "cumprod", "median", "softmax", "log_softmax",
                                        "softmin")), ("masked.normalize", 2))},
-    ("logspace", 1): "dyngrad's table has one overload of logspace where torch lists several",
-    ("logspace", 2): "as logspace's first: the listing's 'got' leaves out the keywords",
     ("to", 2): "Tensor.to's positional dtype after a device: dyngrad counts arguments first",
     ("slice", 1): "an aten op called through torch.ops: the dispatcher's schema check",
-    ("randint_like", 1): "dyngrad's table lacks randint_like's overloads",
     ("special.polygamma.special_polygamma_n_0", 1): "polygamma's name, not special_polygamma's",
 }
 

@@ -42,3 +42,29 @@ def test_marks(name, is_method, listed):
     assert [f"{s.name}{s.printed()}" for s in sigs if not s.hidden] == listed
     hidden = [s for s in sigs if s.hidden]
     assert len(hidden) == (2 if name == "addbmm" else 0)
+
+
+def test_no_entry_for_torchs_python_functions():
+    """torch's functions written in Python (torch/functional.py: einsum, meshgrid, split...)
+    check their arguments themselves before any binding: their errors are not the parser's,
+    so the table holds no entry under their names."""
+    import types
+
+    import torch
+    python = {n for n in MORE if isinstance(getattr(torch, n, None), types.FunctionType)
+              or isinstance(getattr(torch.Tensor, n, None), types.FunctionType)}
+    assert python == set()
+
+
+def test_one_wrapper_in_both_namespaces():
+    """A function that torch.nn.functional shares with torch is one object in dyngrad too."""
+    import torch
+    import torch.nn.functional as TF
+
+    import dyngrad
+    import dyngrad.nn.functional as DF
+    shared = {n for n in ("pdist", "conv2d", "bilinear", "prelu", "hardshrink", "celu_",
+                          "channel_shuffle", "pixel_shuffle", "threshold_")
+              if getattr(TF, n) is getattr(torch, n)}
+    assert len(shared) == 9
+    assert all(getattr(DF, n) is getattr(dyngrad, n) for n in shared)

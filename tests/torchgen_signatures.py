@@ -13,7 +13,7 @@ import sys
 _TYPES = {"c10::List<::std::optional<Tensor>>": "Tensor[]",   # (None is refused too)
           "ScalarType": "dtype", "SymIntArrayRef": "SymInt[]", "IntArrayRef": "int[]",
           "c10::string_view": "str", "TensorList": "Tensor[]", "ArrayRef<double>": "float[]",
-          "int64_t": "int", "double": "float"}
+          "int64_t": "int", "double": "float", "ScalarList": "Scalar[]"}
 
 
 @functools.lru_cache(None)
@@ -105,7 +105,7 @@ def _literal(text):
     return f"'{text}'" if '"' in text else f'"{text}"'
 
 
-def source(name, overloads, width=99):
+def source(name, overloads, width=97):
     """The entry as the table's source lines: string literals split at parameters."""
     head = f'    "{name}": ('
     pad = " " * len(head)

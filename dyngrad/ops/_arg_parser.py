@@ -47,6 +47,7 @@ arguments are listed in the order given (torch lists several in its hash map's o
 from __future__ import annotations
 
 import functools
+import re
 import sys
 import types
 
@@ -59,7 +60,7 @@ _PRINTED = {"Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "int
             "SymInt[]": "tuple of ints", "Tensor[]": "tuple of Tensors", "str": "str",
             "Device": "torch.device", "Layout": "torch.layout",
             "MemoryFormat": "torch.memory_format", "Generator": "torch.Generator",
-            "object": "object", "float[]": "tuple of floats"}
+            "object": "object", "float[]": "tuple of floats", "Scalar[]": "tuple of Scalars"}
 # functions whose Tensor parameters take Python numbers (should_allow_numbers_as_tensors)
 _NUMBERS_AS_TENSORS = frozenset(
     f"{n}{s}" for n in ("add", "div", "divide", "mul", "multiply", "sub", "subtract",
@@ -228,12 +229,18 @@ def _accepts(p: _Param, v) -> bool:
         return _is_long(v) or isinstance(v, (str, device))
     if kind == "object":
         return True
+    if kind == "Generator":   # (named torch._C.Generator in messages, torch.Generator here)
+        from .random import Generator
+        return isinstance(v, Generator)
+    if kind == "Scalar[]":   # (is_scalar_list: every element a number)
+        return isinstance(v, (tuple, list)) and all(_accepts(_SCALAR, e) for e in v)
     if kind == "float[]":   # (is_float_or_complex_list: the first element decides)
         return isinstance(v, (tuple, list)) and (not v or _accepts(_FLOAT, v[0]))
     return type_name(v) == _PRINTED[kind]   # layout, memory_format, Generator
 
 
 _FLOAT = _Param("float x", False, False)
+_SCALAR = _Param("Scalar x", False, False)
 
 
 class _Refused(Exception):
@@ -497,7 +504,9 @@ def parse_error(name: str, args, kwargs, is_method: bool):
 
 # the errors that count arguments: worded already where they arise (tests/test_arg_count_errors)
 _COUNTING = ("positional argument", "keyword argument", "takes no arguments")
-_MISSING = "required positional arguments: \""   # torch's: missing 1 required ... "dim"
+# torch's words for missing arguments ("missing 1 required positional arguments: "dim"", and
+# "argument" for several: "missing 2 required positional argument: "dim", "index"")
+_MISSING = re.compile(r"missing \d+ required positional arguments?: \"")
 
 
 def _noargs_methods():
@@ -538,7 +547,7 @@ def explain(name, args, kwargs, is_method, err, depth=2, binding=False):
         return TypeError(msg)
     if msg is None or (not binding and isinstance(err, TypeError)
                        and any(s in str(err) for s in _COUNTING)
-                       and any(s in msg for s in _COUNTING) and _MISSING not in msg):
+                       and any(s in msg for s in _COUNTING) and not _MISSING.search(msg)):
         return None   # (a count of arguments worded by Python, but torch's "missing" words)
     return TypeError(msg)
 
@@ -614,12 +623,20 @@ def published(functions: dict, binding=None) -> dict:
     """`functions` (public name -> function) with the plain Python functions that the table
     holds wrapped by ``explaining``; OpSpecs explain their failures in ``call`` already.
     `binding` names the function of torch's table that a public name stands for, where that
-    differs (``linalg.cond`` calls ``linalg_cond``); a name it maps to None is left alone."""
+    differs (``linalg.cond`` calls ``linalg_cond``); a name it maps to None is left alone.
+    A function published in two namespaces under one binding is one object in both (as
+    ``torch.nn.functional.pdist is torch.pdist``)."""
     from ._signatures import SIGNATURES
     out = {}
     for k, v in functions.items():
         name = k if binding is None else binding(k)
         if name in SIGNATURES and type(public_qualname(v, k)) is types.FunctionType:
-            v = explaining(v, name)
+            key = (v, name)
+            if key not in _EXPLAINING:
+                _EXPLAINING[key] = explaining(v, name)
+            v = _EXPLAINING[key]
         out[k] = v
     return out
+
+
+_EXPLAINING: dict = {}   # (function, binding name) -> its wrapper: see published()
