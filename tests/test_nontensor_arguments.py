@@ -21,8 +21,6 @@ BAD = ([1.0, 2.0], None, 2.5)
 
 _UNBOUND = ("OpInfo calls the Tensor method unbound (Tensor.item(x)): torch's C method "
             "refuses another type of self, dyngrad's Python method reads the argument's array")
-_NUMBER = ("dyngrad's dispatcher takes a Python number as a 0-dim tensor for any input of an op "
-           "that declares no scalar inputs; torch's parser refuses it")
 _PYTHON = ("torch's Python function reads another attribute of the argument before it calls its "
            "binding, or calls another binding")
 KNOWN = {
@@ -30,9 +28,6 @@ KNOWN = {
         "item", "__radd__", "__rmul__", "__getitem__", "cdouble", "cfloat", "__rdiv__",
         "__rmatmul__", "__rmod__", "__rpow__", "__rsub__")},
     ("__rmatmul__", 1): _UNBOUND,
-    **{(name, 0): _NUMBER for name in (
-        "clone", "expand_copy", "alias_copy", "unfold_copy", "squeeze_copy", "unsqueeze_copy",
-        "t_copy")},
     **{(name, 0): _PYTHON for name in (
         "nn.functional.adaptive_avg_pool2d", "nn.functional.adaptive_max_pool2d",
         "nn.functional.max_pool1d", "nn.functional.max_pool2d", "nn.functional.max_pool3d",

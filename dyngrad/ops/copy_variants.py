@@ -54,7 +54,8 @@ def _declare(view_name, copy_name, multi=False):
     overload = view_name.partition(".")[2]
     spec = defop(f"{copy_name}.{overload}" if overload else copy_name, node=view.node + "_copy",
                  promote=Promote.NONE, variants=("function",) if multi else ("function", "out"),
-                 public=copy_name, complex_autograd=copy_name not in _NO_COMPLEX_AUTOGRAD)(
+                 public=copy_name, complex_autograd=copy_name not in _NO_COMPLEX_AUTOGRAD,
+                 scalars=())(
         _copy_kernel(view))
     spec.backward(view.backward_fn)
     spec.jvp(AUTO_LINEAR)
@@ -111,7 +112,7 @@ def view_copy(input, size, *, out=None):
 
 
 @defop("detach_copy", node="NotImplemented", promote=Promote.NONE,
-       variants=("function", "out"))
+       variants=("function", "out"), scalars=())
 def _detach_copy(xp, self):
     return xp.array(self, copy=True, order="C")
 

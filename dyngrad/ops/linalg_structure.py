@@ -6,6 +6,8 @@ whose own derivative is ``diagonal`` again, so derivatives of any order need no 
 """
 from __future__ import annotations
 
+import operator
+
 
 from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
@@ -57,6 +59,9 @@ _trace.jvp(AUTO_LINEAR)
 
 # -- tril / triu -------------------------------------------------------------------------------
 def _triangle(xp, self, diagonal, name, lower):
+    if type(diagonal) is bool:   # (a bool or a float is refused: the parser's TypeError)
+        raise TypeError("diagonal must be int")
+    diagonal = operator.index(diagonal)
     if self.ndim < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
     n, m = self.shape[-2:]

@@ -683,7 +683,7 @@ def clone_strides(shape, stride, memory_format) -> tuple:
     return memory_format_strides(shape, memory_format)
 
 
-@defop("clone", node="CloneBackward0", promote=Promote.NONE, variants=())
+@defop("clone", node="CloneBackward0", promote=Promote.NONE, variants=(), scalars=())
 def _clone(xp, self, *, memory_format=None):
     strides = clone_strides(self.shape, _elem_strides(self), memory_format)
     if self.size and strides == contiguous_strides(self.shape):

@@ -1,0 +1,29 @@
+"""Arguments torch's parser refuses that dyngrad took: a float or bool ``diagonal`` of
+tril/triu (the kernel rounded it down through NumPy) and a Python number as the input of
+clone and the ``*_copy`` ops (taken as a 0-dim tensor)."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+import dyngrad
+
+CALLS = [
+    "x.tril(1.5)", "L.tril(x, 1.5)", "x.tril_(1.5)", "L.triu(x, 1.0)", "x.triu(True)",
+    "L.tril(x, diagonal=1.5)", "x.tril(L.tensor(1))", "x.triu_(-1)",
+    "L.clone(1.5)", "L.expand_copy(1.5, (2,))", "L.alias_copy(2)", "L.detach_copy(1.5)",
+    "L.squeeze_copy(1.5)", "L.t_copy(1.5)", "L.permute_copy(1, (0,))", "L.view_copy(1.5, (1,))",
+]
+
+
+def _outcome(lib, expr):
+    try:
+        r = eval(expr, {"L": lib, "x": lib.ones(3, 3)})
+    except Exception as e:   # noqa: BLE001  (compared with torch's)
+        return type(e).__name__, str(e)
+    return "ok", r.tolist()
+
+
+@pytest.mark.parametrize("expr", CALLS)
+def test_like_torch(expr):
+    assert _outcome(dyngrad, expr) == _outcome(torch, expr)
