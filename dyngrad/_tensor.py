@@ -683,8 +683,15 @@ def _method_extra_args(err: TypeError, base: str, name, signature) -> TypeError:
     arguments (1 given)", as Python words it for torch's C method called as ``x.abs(1)``
     (``getattr(x, "abs")(1)`` says "Tensor.abs()"). `signature` is the function's (`self`
     first, maybe ``out=``)."""
-    e = _EXTRA_ARGS.match(str(err))
+    text = str(err)
+    e = _EXTRA_ARGS.match(text)
     if e is None or e.group(1) != base:
+        if name and base != name and text.startswith(base + "()"):
+            # (a method made of a function of another name: "_cov_method() got an unexpected
+            # keyword argument" is the method's, as torch's C or Python method words it)
+            from .ops._signatures import PYTHON_METHODS
+            return TypeError(("Tensor." if name in PYTHON_METHODS else "") + name
+                             + text[len(base):])
         return err
     most = int(e.group(3)) - 1
     least = most if e.group(2) is None else int(e.group(2)) - 1

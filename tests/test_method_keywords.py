@@ -152,3 +152,23 @@ def test_type_keywords(call):
 def test_cpu_memory_format(call):
     """Tensor.cpu converts to the memory format it is given (it ignored it)."""
     _same_on_4d(call)
+
+
+@pytest.mark.parametrize("expr", [
+    # a method made of a function of another name words its errors with the method's
+    *(f"x.{n}(zzz=1)" for n in ("cov", "diff", "eig", "lstsq", "nan_to_num", "norm", "rot90",
+                                 "solve", "symeig")),
+    # an in-place method's counts leave self out, as torch's parser counts
+    'x.transpose_("a", "b", "c")', "x.put_(*[object()] * 9)", "x.unsqueeze_(1, 2)",
+    "x.scatter_add_(*[object()] * 9)", "x.renorm_(*[object()] * 9)",
+    "x.masked_scatter_(1, 2, 3)",
+    # torch's words for several missing arguments ("argument", then the names quoted)
+    "x.index_add_()", "x.put_()", "x.renorm_(zzz=1)", "x.as_strided_()",
+])
+def test_method_error_words(expr):
+    got = {}
+    for lib in (torch, dyngrad):
+        with pytest.raises(TypeError) as err:
+            eval(expr, {"x": lib.ones(2, 2)})
+        got[lib] = str(err.value)
+    assert got[dyngrad] == got[torch]

@@ -563,8 +563,9 @@ def explaining(fn, name: str, is_method: bool = False):
                 raise method_out_error(name, args, kwargs)
             try:
                 return fn(self, *args, **kwargs)
-            except Exception as e:
-                err = explain(name, args, kwargs, True, e)
+            except Exception as e:   # (Python's counts of fn's arguments include self)
+                err = explain(name, args, kwargs, True, e,
+                              binding=e.__traceback__.tb_next is None)
                 if err is None:
                     raise
                 raise err from None
