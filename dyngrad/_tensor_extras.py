@@ -114,7 +114,15 @@ def share_memory_(self):
 
 
 def is_pinned(self, device=None) -> bool:
+    """False: dyngrad has no pinned memory. A device given is torch's deprecated argument; an
+    index names an accelerator, which a CPU-only build has not."""
     if device is not None:
+        from ._device import device as device_type
+        from .ops._arg_parser import _is_long
+        if _is_long(device):
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if not isinstance(device, (str, device_type)):
+            raise TypeError("is_pinned(): device")   # (reworded by the parser's table)
         warn_at_caller("The argument 'device' of Tensor.is_pinned() is deprecated. Please do "
                        "not pass this argument. (Triggered internally at "
                        "/__w/pytorch/pytorch/aten/src/ATen/native/Memory.cpp:31.)",

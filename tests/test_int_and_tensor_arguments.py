@@ -1,6 +1,6 @@
 """Arguments torch's parser refuses that dyngrad took: a float or bool ``diagonal`` of
-tril/triu (the kernel rounded it down through NumPy) and a Python number as the input of
-clone and the ``*_copy`` ops (taken as a 0-dim tensor)."""
+tril/triu (the kernel rounded it down through NumPy), a Python number as the input of clone and
+the ``*_copy`` ops (taken as a 0-dim tensor), and rrelu's generator in eval mode (unused)."""
 from __future__ import annotations
 
 import pytest
@@ -13,6 +13,8 @@ CALLS = [
     "L.tril(x, diagonal=1.5)", "x.tril(L.tensor(1))", "x.triu_(-1)",
     "L.clone(1.5)", "L.expand_copy(1.5, (2,))", "L.alias_copy(2)", "L.detach_copy(1.5)",
     "L.squeeze_copy(1.5)", "L.t_copy(1.5)", "L.permute_copy(1, (0,))", "L.view_copy(1.5, (1,))",
+    "L.rrelu(x, generator=1)", "L.rrelu_(x, generator=1)", "L.rrelu(x, 0.1, 0.2, True, 1)",
+    "L.rrelu(x, generator=L.Generator())",
 ]
 
 

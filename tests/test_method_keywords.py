@@ -161,7 +161,8 @@ def test_cpu_memory_format(call):
     # an in-place method's counts leave self out, as torch's parser counts
     'x.transpose_("a", "b", "c")', "x.put_(*[object()] * 9)", "x.unsqueeze_(1, 2)",
     "x.scatter_add_(*[object()] * 9)", "x.renorm_(*[object()] * 9)",
-    "x.masked_scatter_(1, 2, 3)",
+    "x.masked_scatter_(1, 2, 3)", "x.uniform_(1, 2, 3)", "x.nan_to_num_(*[object()] * 9)",
+    "x.pin_memory(1, 2, 3)",
     # torch's words for several missing arguments ("argument", then the names quoted)
     "x.index_add_()", "x.put_()", "x.renorm_(zzz=1)", "x.as_strided_()",
 ])

@@ -73,3 +73,19 @@ def test_pin_memory(name):
 def test_window_check_order(call):
     """Windows check dtype and length before pinned memory, as torch does."""
     assert _outcome(dyngrad, call) == _outcome(torch, call)
+
+
+@pytest.mark.parametrize("expr", [
+    "x.is_pinned()", "x.is_pinned(None)", "x.is_pinned(0)", "x.is_pinned(device=1)",
+    "x.is_pinned(1.5)", "x.is_pinned(device=1.5)", "x.is_pinned(L.device('cpu'))"])
+def test_is_pinned(expr):
+    """No pinned memory on the CPU; an index names an accelerator there is none of; a device
+    of another type gets the parser's TypeError."""
+    def outcome(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return "ok", eval(expr, {"x": lib.ones(2), "L": lib})
+            except Exception as e:   # noqa: BLE001  (compared with torch's)
+                return type(e).__name__, str(e)
+    assert outcome(dyngrad) == outcome(torch)

@@ -20,7 +20,8 @@ call that works pays nothing. Only a call made from outside dyngrad is explained
 calling an op with arguments of its own making keeps the op's own error), and the errors that
 count arguments ("takes 2 positional arguments") are left to the code that already words them
 (unless torch would find another fault first), but for a missing argument, which torch words
-its own way: ``flip() missing 1 required positional arguments: "dims"``.
+its own way: ``flip() missing 1 required positional arguments: "dims"``, and for a method's,
+which the parser counts without ``self`` where Python and the dispatcher count it.
 
 The signatures are torch's own strings (``"sum(Tensor input, int[1]? dim, bool keepdim=False,
 *, dtype? dtype=None, Tensor out=None)"``), parsed once, on the first failure that needs them.
@@ -545,10 +546,11 @@ def explain(name, args, kwargs, is_method, err, depth=2, binding=False):
         return None
     if msg is not None and msg.startswith("TensorBase."):   # (Python's words for a C method)
         return TypeError(msg)
-    if msg is None or (not binding and isinstance(err, TypeError)
+    if msg is None or (not binding and not is_method and isinstance(err, TypeError)
                        and any(s in str(err) for s in _COUNTING)
                        and any(s in msg for s in _COUNTING) and not _MISSING.search(msg)):
-        return None   # (a count of arguments worded by Python, but torch's "missing" words)
+        return None   # (a count of arguments worded by Python, but torch's "missing" words;
+        # a method's counts are the parser's: Python's and the dispatcher's count self)
     return TypeError(msg)
 
 

@@ -584,6 +584,10 @@ def leaky_relu_(input, negative_slope: float = 0.01):
 
 def _rrelu(name, spec, input, lower, upper, training, generator):
     _require_tensor(name, input)
+    if generator is not None:   # (checked in eval mode too: the parser's TypeError)
+        from .random import Generator
+        if not isinstance(generator, Generator):
+            raise TypeError(f"{name}(): generator")
     # torch draws the slopes into a contiguous buffer, whatever the input's layout
     noise = empty_like(input, memory_format=_memory_formats()[0])
     args = (input, noise, lower, upper, training)
