@@ -1,5 +1,6 @@
-"""The parser table's entries made from torchgen (dyngrad/ops/_signatures_more.py) are torch's
-own: each equals what tests/torchgen_signatures.py reads from the native_functions.yaml that
+"""The parser table's entries are torch's own: each of those made from torchgen
+(dyngrad/ops/_signatures_more.py) and of those written by hand (_signatures.py) that torch
+generates equals what tests/torchgen_signatures.py reads from the native_functions.yaml that
 torch 2.13's wheel ships, overloads, order and marks."""
 from __future__ import annotations
 
@@ -16,6 +17,22 @@ import torchgen_signatures as TG
 def test_entry_is_torchgens(name):
     assert MORE[name] == TG.entry(name)
     assert SIGNATURES[name] is MORE[name]
+
+
+def _hand_kept():
+    """The entries of _signatures.py that torchgen knows: torch's generated bindings (not its
+    Python functions, such as unflatten, nor the bindings it writes by hand, such as to)."""
+    import types
+
+    import torch
+    return sorted(n for n in SIGNATURES if n not in MORE and TG.entry(n) is not None
+                  and not isinstance(getattr(torch, n, None), types.FunctionType))
+
+
+@pytest.mark.parametrize("name", _hand_kept())
+def test_hand_kept_entry_is_torchgens(name):
+    """The table's hand-written entries say what torchgen says, overloads, order and marks."""
+    assert tuple(SIGNATURES[name]) == TG.entry(name)
 
 
 def test_converted_types():

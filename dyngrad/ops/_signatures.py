@@ -14,15 +14,15 @@ named-tensor (Dimname) overloads are left out: torch neither lists nor matches t
 
 The entries of _signatures_more.py were made from torchgen's data, which the torch wheel ships
 (``python tests/torchgen_signatures.py NAME`` prints a new one); tests/test_signature_table.py
-checks them against it.
+checks them, and those here that torch generates, against it.
 """
 
 from ._signatures_more import SIGNATURES as _MORE
 
-_F = ("dtype? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, "
-      "bool requires_grad=False")
-_LIKE = ("*, dtype? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, "
-         "bool? requires_grad=False, MemoryFormat? memory_format=None")
+_F = ("dtype? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, "
+      "bool? requires_grad=False")
+_LIKE = ("*, MemoryFormat? memory_format=None, dtype? dtype=None, Layout? layout=None, "
+         "Device? device=None, bool? pin_memory=False, bool? requires_grad=False")
 _NEW = ("*, dtype? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, "
         "bool? requires_grad=False")
 
@@ -111,11 +111,11 @@ SIGNATURES = {
     "movedim": ("movedim(Tensor input, int source, int destination)",
                 "movedim(Tensor input, int[] source, int[] destination)"),
     "flip": ("flip(Tensor input, int[] dims)",),
-    "roll": ("roll(Tensor input, SymInt[1] shifts, int[1] dims=[])",),
+    "roll": ("roll(Tensor input, SymInt[1] shifts, int[1] dims=None)",),
     "diagonal": ("diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)",),
     "diag": ("diag(Tensor input, int diagonal=0, *, Tensor out=None)",),
-    "tril": ("tril(Tensor input, int diagonal=0, *, Tensor out=None)",),
-    "triu": ("triu(Tensor input, int diagonal=0, *, Tensor out=None)",),
+    "tril": ("tril(Tensor input, SymInt diagonal=0, *, Tensor out=None)",),
+    "triu": ("triu(Tensor input, SymInt diagonal=0, *, Tensor out=None)",),
     "unbind": ("unbind(Tensor input, int dim=0)",),
     "t": ("t(Tensor input)",),
     "broadcast_to": ("broadcast_to(Tensor input, SymInt[] size)",),
@@ -142,18 +142,18 @@ SIGNATURES = {
              "Tensor out=None)"),
     "max": ("max(Tensor input, *, Tensor out=None)",
             "max(Tensor input, Tensor other, *, Tensor out=None)",
-            "max(Tensor input, int dim, bool keepdim=False, *, Tensor[] out=None)"),
+            "max(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)"),
     "min": ("min(Tensor input, *, Tensor out=None)",
             "min(Tensor input, Tensor other, *, Tensor out=None)",
-            "min(Tensor input, int dim, bool keepdim=False, *, Tensor[] out=None)"),
+            "min(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)"),
     "argmax": ("argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)",),
-    "mode": ("mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[] out=None)",),
+    "mode": ("mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[2] out=None)",),
     "aminmax": ("aminmax(Tensor input, *, int? dim=None, bool keepdim=False, "
-                "Tensor[] out=None)",),
+                "Tensor[2] out=None)",),
     "median": ("median(Tensor input)",
-               "median(Tensor input, int dim, bool keepdim=False, *, Tensor[] out=None)"),
+               "median(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)"),
     "nanmedian": ("nanmedian(Tensor input)",
-                  "nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[] out=None)"),
+                  "nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)"),
     "nansum": ("nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, dtype? dtype=None, "
                "Tensor out=None)",),
     "nanmean": ("nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, "
@@ -161,8 +161,8 @@ SIGNATURES = {
     "count_nonzero": ("count_nonzero(Tensor input, int? dim=None)",
                       "count_nonzero(Tensor input, int[] dim)"),
     "argmin": ("argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)",),
-    "amax": ("amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)",),
-    "amin": ("amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)",),
+    "amax": ("amax(Tensor input, int[1] dim=None, bool keepdim=False, *, Tensor out=None)",),
+    "amin": ("amin(Tensor input, int[1] dim=None, bool keepdim=False, *, Tensor out=None)",),
     "cumsum": ("cumsum(Tensor input, int dim, *, dtype? dtype=None, Tensor out=None)",),
     "cumprod": ("cumprod(Tensor input, int dim, *, dtype? dtype=None, Tensor out=None)",),
     "logsumexp": ("logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, "
@@ -178,10 +178,10 @@ SIGNATURES = {
             "bool keepdim=False, Tensor out=None)",
             "var(Tensor input, bool unbiased=True)"),
     "all": ("all(Tensor input, *, Tensor out=None)",
-            "all(Tensor input, int[1]? dim=None, bool keepdim=False, *, Tensor out=None)",
+            "all(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor out=None)",
             "all(Tensor input, int dim, bool keepdim=False, *, Tensor out=None)"),
     "any": ("any(Tensor input, *, Tensor out=None)",
-            "any(Tensor input, int[1]? dim=None, bool keepdim=False, *, Tensor out=None)",
+            "any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor out=None)",
             "any(Tensor input, int dim, bool keepdim=False, *, Tensor out=None)"),
     "softmax": ("softmax(Tensor input, int dim, dtype? dtype=None, *, Tensor out=None)",),
     "log_softmax": ("log_softmax(Tensor input, int dim, dtype? dtype=None, *, "
@@ -189,27 +189,27 @@ SIGNATURES = {
     "hsplit": ("hsplit(Tensor input, int sections)", "hsplit(Tensor input, int[] indices)"),
     "vsplit": ("vsplit(Tensor input, int sections)", "vsplit(Tensor input, int[] indices)"),
     "dsplit": ("dsplit(Tensor input, int sections)", "dsplit(Tensor input, int[] indices)"),
-    "kthvalue": ("kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, "
-                 "Tensor[] out=None)",),
+    "kthvalue": ("kthvalue(Tensor input, SymInt k, int dim=-1, bool keepdim=False, *, "
+                 "Tensor[2] out=None)",),
     "topk": ("topk(Tensor input, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, "
-             "Tensor[] out=None)",),
+             "Tensor[2] out=None)",),
     "sort": ("sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, "
-             "Tensor[] out=None)",
-             "sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[] out=None)"),
+             "Tensor[2] out=None)",
+             "sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[2] out=None)"),
     "argsort": ("argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, "
                 "Tensor out=None)",
                 "argsort(Tensor input, int dim=-1, bool descending=False)"),
     # -- pointwise -------------------------------------------------------------------------------
-    "add": ("add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)",
-            "add(Tensor input, Scalar alpha, Tensor other, *, Tensor out=None)|hidden"),
-    "sub": ("sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)",
-            "sub(Tensor input, Scalar alpha, Tensor other, *, Tensor out=None)|hidden"),
+    "add": ("add(Tensor input, Scalar alpha, Tensor other, *, Tensor out=None)|hidden",
+            "add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)"),
+    "sub": ("sub(Tensor input, Scalar alpha, Tensor other, *, Tensor out=None)|hidden",
+            "sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)"),
     "mul": ("mul(Tensor input, Tensor other, *, Tensor out=None)",),
     "div": ("div(Tensor input, Tensor other, *, Tensor out=None)",
             "div(Tensor input, Tensor other, *, str? rounding_mode, Tensor out=None)",
             "div(Tensor input, Scalar other, *, str? rounding_mode)"),
     "pow": ("pow(Tensor input, Tensor exponent, *, Tensor out=None)",
-            "pow(Scalar self, Tensor exponent, *, Tensor out=None)",
+            "pow(Scalar self, Tensor exponent, *, Tensor out=None)|fn",
             "pow(Tensor input, Scalar exponent, *, Tensor out=None)"),
     "clamp": ("clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor out=None)",
               "clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor out=None)"),
