@@ -42,8 +42,6 @@ KNOWN = {
     ("torch.ops.aten._safe_softmax.default", 0): "torch.ops calls go through the dispatcher's "
                                                  "schema check (RuntimeError), not the parser",
     ("slice", 0): "as _safe_softmax: an aten op called through torch.ops",
-    **{(name, 0): "torch's parser reads a list as a list of tensors (Tensor... tensors)"
-       for name in ("atleast_1d", "atleast_2d", "atleast_3d")},
     ("nonzero", 0): "dyngrad's table has nonzero's two overloads of older torch releases "
                     "(as_tuple apart), torch 2.13's parser one",
     **{(name, 0): _UNBOUND + " (the random in-place methods)" for name in (

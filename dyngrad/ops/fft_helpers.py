@@ -295,7 +295,11 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     frames, times the window, divided by the summed squared window). ATen composes it from
     view_as_real/transpose/view_as_complex, ``_fft_c2r`` (``_fft_c2c`` with
     return_complex), mul, unfold_backward (the overlap-add), slice and div."""
+    from ._arg_parser import check_tensors
+    from .join import int_arg
     from .pointwise import _warn_once
+    check_tensors("istft", ("input", input))   # (the binding's checks, torch's istft calls)
+    n_fft = int_arg("istft", "n_fft", n_fft, 2)
     if window is None:
         _warn_once(_NO_ISTFT_WINDOW)
     hop = n_fft >> 2 if hop_length is None else hop_length

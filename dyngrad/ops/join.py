@@ -315,9 +315,21 @@ def stack(tensors, dim=0, *, out=None, axis=None):
 # atleast_nd and the stacks built on them
 # ---------------------------------------------------------------------------------------------
 def _atleast(n: int, args):
+    """torch's atleast_Nd (Python) hands its binding one tensor or the tuple of them: a lone
+    argument of another type fails both overloads, a non-tensor in the tuple the list's check."""
     Tensor = _tensor_cls()
     single = len(args) == 1 and isinstance(args[0], Tensor)
     items = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+    if not single:
+        from ._arg_parser import _invalid_combination, type_name
+        name = f"atleast_{n}d"
+        if len(args) == 1 and items is args:
+            raise TypeError(_invalid_combination(
+                name, ["(Tensor input)", "(tuple of Tensors tensors)"], args, {}))
+        for i, t in enumerate(items):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                                f"{type_name(t)}")
     fn = (atleast_1d_one, atleast_2d_one, atleast_3d_one)[n - 1]
     if single:
         return fn(args[0])
