@@ -237,7 +237,7 @@ def _accepts(p: _Param, v) -> bool:
         return isinstance(v, (tuple, list)) and all(_accepts(_SCALAR, e) for e in v)
     if kind == "float[]":   # (is_float_or_complex_list: the first element decides)
         return isinstance(v, (tuple, list)) and (not v or _accepts(_FLOAT, v[0]))
-    return type_name(v) == _PRINTED[kind]   # layout, memory_format, Generator
+    return type_name(v) == _PRINTED[kind]   # layout, memory_format
 
 
 _FLOAT = _Param("float x", False, False)
@@ -565,9 +565,8 @@ def explaining(fn, name: str, is_method: bool = False):
                 raise method_out_error(name, args, kwargs)
             try:
                 return fn(self, *args, **kwargs)
-            except Exception as e:   # (Python's counts of fn's arguments include self)
-                err = explain(name, args, kwargs, True, e,
-                              binding=e.__traceback__.tb_next is None)
+            except Exception as e:
+                err = explain(name, args, kwargs, True, e)
                 if err is None:
                     raise
                 raise err from None
