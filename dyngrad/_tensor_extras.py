@@ -122,7 +122,8 @@ def is_pinned(self, device=None) -> bool:
         if _is_long(device):
             raise RuntimeError("Cannot access accelerator device when none is available.")
         if not isinstance(device, (str, device_type)):
-            raise TypeError("is_pinned(): device")   # (reworded by the parser's table)
+            raise TypeError("is_pinned(): argument 'device' must be torch.device, not "
+                            f"{type(device).__name__}")
         warn_at_caller("The argument 'device' of Tensor.is_pinned() is deprecated. Please do "
                        "not pass this argument. (Triggered internally at "
                        "/__w/pytorch/pytorch/aten/src/ATen/native/Memory.cpp:31.)",

@@ -587,7 +587,8 @@ def _rrelu(name, spec, input, lower, upper, training, generator):
     if generator is not None:   # (checked in eval mode too: the parser's TypeError)
         from .random import Generator
         if not isinstance(generator, Generator):
-            raise TypeError(f"{name}(): generator")
+            raise TypeError(f"{name}(): argument 'generator' must be torch.Generator, not "
+                            f"{type(generator).__name__}")
     # torch draws the slopes into a contiguous buffer, whatever the input's layout
     noise = empty_like(input, memory_format=_memory_formats()[0])
     args = (input, noise, lower, upper, training)

@@ -19,8 +19,7 @@ from .creation import (ZEROS, _size_args, _tensor_cls, _type_name, alloc, cast_a
                        check_to_device,
                        check_size, checked_scalar, copy_with_strides, dtype_arg, empty_strided,
                        fill_array, finish, format_strides, full, number,
-                       preserve_strides, suggest_memory_format, zeros_like)
-from .creation import check_pin_memory
+                       preserve_strides, suggest_memory_format, zeros_like, check_pin_memory)
 from ._autograd_utils import handle_r_to_c
 from ._registry import METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
@@ -360,7 +359,8 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layo
                   _api="tensor.new_tensor")
 
 
-def _new_filled(fname, self, size, fill, dtype, device, requires_grad, kw_size=None):
+def _new_filled(fname, self, size, fill, dtype, device, requires_grad, pin_memory, kw_size=None):
+    check_pin_memory(pin_memory)
     shape = check_size(_size_args(fname, size, kw_size))
     d = dtype_arg(dtype, fname) or self.dtype
     if fill is not None and fill is not ZEROS:
@@ -371,22 +371,19 @@ def _new_filled(fname, self, size, fill, dtype, device, requires_grad, kw_size=N
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False, **kw):
     """Zeros of `size` with this tensor's dtype unless given."""
-    check_pin_memory(pin_memory)
-    return _new_filled("new_zeros", self, size, ZEROS, dtype, device, requires_grad,
+    return _new_filled("new_zeros", self, size, ZEROS, dtype, device, requires_grad, pin_memory,
                        kw.pop("size", None))
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
              pin_memory=False, **kw):
-    check_pin_memory(pin_memory)
-    return _new_filled("new_ones", self, size, 1, dtype, device, requires_grad,
+    return _new_filled("new_ones", self, size, 1, dtype, device, requires_grad, pin_memory,
                        kw.pop("size", None))
 
 
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False, **kw):
-    check_pin_memory(pin_memory)
-    return _new_filled("new_empty", self, size, None, dtype, device, requires_grad,
+    return _new_filled("new_empty", self, size, None, dtype, device, requires_grad, pin_memory,
                        kw.pop("size", None))
 
 

@@ -742,8 +742,9 @@ def check_tensor_arg(fname, input, name="input", pos=1):
 _NEW = {ZEROS: xp.zeros, 1: xp.ones, None: xp.empty}
 
 
-def _like(fname, input, dtype, fill, requires_grad, memory_format, device):
+def _like(fname, input, dtype, fill, requires_grad, memory_format, device, pin_memory):
     check_tensor_arg(fname, input)
+    check_pin_memory(pin_memory)
     src = input._data
     np_dtype = src.dtype if dtype is None else dtype_arg(dtype, fname).np
     if src.flags.c_contiguous and src.size and fill in _NEW and memory_format is None \
@@ -761,27 +762,27 @@ def _like(fname, input, dtype, fill, requires_grad, memory_format, device):
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None, pin_memory=False):
     """An uninitialised tensor like `input` (same layout under preserve_format)."""
-    check_pin_memory(pin_memory)
-    return _like("empty_like", input, dtype, None, requires_grad, memory_format, device)
+    return _like("empty_like", input, dtype, None, requires_grad, memory_format, device,
+                 pin_memory)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None, pin_memory=False):
-    check_pin_memory(pin_memory)
-    return _like("zeros_like", input, dtype, ZEROS, requires_grad, memory_format, device)
+    return _like("zeros_like", input, dtype, ZEROS, requires_grad, memory_format, device,
+                 pin_memory)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None, pin_memory=False):
-    check_pin_memory(pin_memory)
-    return _like("ones_like", input, dtype, 1, requires_grad, memory_format, device)
+    return _like("ones_like", input, dtype, 1, requires_grad, memory_format, device,
+                 pin_memory)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None, pin_memory=False):
-    check_pin_memory(pin_memory)
     value = number(fill_value, "full_like", "fill_value", 2)
-    return _like("full_like", input, dtype, value, requires_grad, memory_format, device)
+    return _like("full_like", input, dtype, value, requires_grad, memory_format, device,
+                 pin_memory)
 
 
 # -- predicates --------------------------------------------------------------------------------

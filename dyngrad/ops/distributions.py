@@ -22,8 +22,8 @@ from ..backends import numpy_backend as _npb
 from .creation import (FACTORY_KW, TYPEMETA_NAME, _is_int, _size_args, _size_kw, _tensor_cls,
                        _type_name, alloc, check_requires_grad, check_size, check_tensor_arg,
                        dtype_arg, checked_scalar, factory_device, finish, fresh,
-                       invalid_combination, like_strides, number, out_dtype, zeros_like)
-from .creation import check_pin_memory
+                       invalid_combination, like_strides, number, out_dtype, zeros_like,
+                       check_pin_memory)
 from .random import numpy_generator as _gen
 from . import random_streams as _rs
 from .random_bounds import _random_bounds, _random_default_bounds

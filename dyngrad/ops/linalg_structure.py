@@ -59,8 +59,9 @@ _trace.jvp(AUTO_LINEAR)
 
 # -- tril / triu -------------------------------------------------------------------------------
 def _triangle(xp, self, diagonal, name, lower):
-    if type(diagonal) is bool:   # (a bool or a float is refused: the parser's TypeError)
-        raise TypeError("diagonal must be int")
+    if type(diagonal) is bool or not hasattr(diagonal, "__index__"):   # (a float too)
+        raise TypeError(f"{name}(): argument 'diagonal' must be int, not "
+                        f"{type(diagonal).__name__}")
     diagonal = operator.index(diagonal)
     if self.ndim < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")

@@ -17,8 +17,7 @@ from ..backends import numpy_backend as _npb
 from . import _registry
 from .creation import (ZEROS, _int_limits, _overflow, _tensor_cls, _type_name, _warn_once,
                        alloc, cast_array, check_device, check_requires_grad, copy_with_strides,
-                       dtype_arg, factory_device, finish, preserve_strides)
-from .creation import check_pin_memory
+                       dtype_arg, factory_device, finish, preserve_strides, check_pin_memory)
 
 xp = _npb.xp
 _ndarray = xp.ndarray
