@@ -112,6 +112,53 @@ def mlp_step(batch, budget):
                      _mlp_lib, _mlp_numpy, (batch, 784), 1)
 
 
+class MLPProducts(Workload):
+    """The eight matrix products of the MLP step alone (its three linear layers with their
+    biases, then the five products of the backward), each system's own kernels: what the BLAS
+    library costs, with no autograd around it. dyngrad and torch run them as no-grad ops, NumPy
+    as ``@``. It tells how much of the step's ratio to torch is its BLAS (MKL) against NumPy's
+    and SciPy's OpenBLAS, which no engine of NumPy's can change."""
+    unit = "ms"
+
+    def __init__(self, batch):
+        self.batch = batch
+        self.name = f"the MLP step's 8 matrix products alone, batch {batch} (no autograd)"
+        self.budget = "reported (the BLAS share)"
+
+    def setup(self):
+        import torch
+        import dyngrad
+        rng = np.random.default_rng(5)
+        n = self.batch
+        arrays = _mlp_init() + [rng.standard_normal(shape).astype(np.float32) for shape in
+                                ((n, 784), (n, 256), (n, 256), (n, 10), (n, 256))]
+        self.arrays = arrays
+
+        def run_lib(lib, t):
+            F = lib.nn.functional
+            w1, b1, w2, b2, w3, b3, x, h1, h2, g3, g2 = t
+            with lib.no_grad():
+                return (F.linear(x, w1, b1), F.linear(h1, w2, b2), F.linear(h2, w3, b3),
+                        g3.t().mm(h2), g3.mm(w3), g2.t().mm(h1), g2.mm(w2), g2.t().mm(x))
+
+        def run_numpy():
+            w1, b1, w2, b2, w3, b3, x, h1, h2, g3, g2 = arrays
+            return (x @ w1.T + b1, h1 @ w2.T + b2, h2 @ w3.T + b3,
+                    g3.T @ h2, g3 @ w3, g2.T @ h1, g2 @ w2, g2.T @ x)
+
+        systems = {"numpy": run_numpy}
+        for name, lib in (("dyngrad", dyngrad), ("torch", torch)):
+            tensors = [lib.tensor(a) for a in arrays]
+            systems[name] = lambda lib=lib, tensors=tensors: run_lib(lib, tensors)
+        return systems
+
+    def check(self, systems):
+        want = systems["numpy"]()
+        for name in ("dyngrad", "torch"):
+            for got, w in zip(systems[name](), want):
+                np.testing.assert_allclose(got.numpy(), w, rtol=1e-4, atol=1e-3)
+
+
 # -- (d) small CNN: 2 x (conv 3x3 + relu + max-pool 2), linear, cross-entropy ----------------------
 def _conv_numpy(x, w):
     """3x3 convolution, padding 1, stride 1: windows of the padded input, one einsum."""
@@ -347,6 +394,7 @@ class LongChainMemory(LongChain):
         return systems
 
 
-ALL = [mlp_step(32, "≤ 1.0× torch"), mlp_step(512, "≤ 1.1× torch, ≤ 1.0× numpy"), cnn_step(),
+ALL = [mlp_step(32, "≤ 1.0× torch"), MLPProducts(32), mlp_step(512, "≤ 1.1× torch, ≤ 1.0× numpy"),
+       MLPProducts(512), cnn_step(),
        GradientPenalty(), MLPMemory(), LongChain(),
        LongChainWithoutGC(), LongChainMemory()]
