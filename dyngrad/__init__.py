@@ -84,6 +84,8 @@ _ops._registry.picklable_by_name(__name__, _published)
 del _published
 _install_methods(_ops.METHODS)
 _install_operators()
+from . import _tensor_python  # noqa: E402  (the methods torch writes in Python: after the rest)
+_tensor_python.install(_sys.modules[__name__])
 
 from . import utils  # noqa: E402  (torch.utils.data works after `import torch`)
 from .utils import data as _utils_data  # noqa: E402,F401

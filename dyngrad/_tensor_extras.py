@@ -142,10 +142,19 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     As torch, ``self`` keeps its own version counter (bumped): it gets a new Storage object over
     the same buffer (Note [Version counters]), so ``untyped_storage()`` is not the source's
     object, though ``data_ptr`` and the memory are shared.
+
+    Differences from torch: where self keeps its strides (a size it has already) and they
+    reach past the storage's end, torch lets self read beyond it; dyngrad raises the bounds
+    check's RuntimeError, since a NumPy view cannot reach past its buffer.
     """
     from ._tensor import Tensor
     from .backends import numpy_backend as npb
     from .ops import shape_select
+    if type(storage_offset) is not int or size is None and (storage_offset != 0
+                                                            or stride is not None):
+        # (an offset needs a size, as in torch's overloads: the method's wrapper words this
+        # as its parser, from the arguments given)
+        raise TypeError("set_(): no overload takes these arguments")
     _dispatch.check_inference_inplace(self)
     if self._requires_grad and self.grad_fn is None and _gm.is_grad_enabled():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
@@ -175,8 +184,14 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
         raise TypeError(f"set_(): argument 'source' must be Tensor or Storage, not "
                         f"{type(source).__name__}")
     if size is not None or isinstance(source, Storage):
-        strides = tuple(stride) if stride is not None else \
-            tuple(contiguous_strides(shape))
+        if stride is not None:
+            strides = tuple(stride)
+        elif tuple(shape) == self._data.shape:
+            # (torch resizes self to the new size, which keeps its strides where the size is
+            # the one it has: x.t().set_(y, 0, (3, 2)) keeps strides (1, 3))
+            strides = self.stride()
+        else:
+            strides = tuple(contiguous_strides(shape))
     st.version = version
     probe = object.__new__(Tensor)
     probe._data, probe._storage, probe._offset = self._data, st, offset

@@ -28,15 +28,12 @@ NAMES = sorted((_public_methods(torch.Tensor) & _public_methods(dyngrad.Tensor))
 
 # Strict: each of these gives torch's TypeError with other words (none accepts out= any more).
 _WORDING = {
-    # no entry in the signature table (torch binds them by hand, not from native_functions):
-    # the parser's plain words, where torch lists overloads or counts missing arguments
-    "table": """new set_ to new_tensor""",
     # methods written by hand on dyngrad's Tensor class: Python words them with the class
     # name, or without it, where torch's C methods and torch/_tensor.py do the other
     "hand": """const_data_ptr data_ptr dense_dim detach detach_ dim element_size get_device
         is_complex is_floating_point is_inference is_signed item ndimension nelement numel
-        retain_grad sparse_dim storage_offset untyped_storage dim_order is_contiguous is_shared
-        requires_grad_ resize resize_as size storage stride to_dense""",
+        retain_grad sparse_dim storage_offset untyped_storage is_contiguous requires_grad_ size
+        stride to_dense""",
 }
 # the sparse-layout methods check the layout first (a RuntimeError on a strided tensor)
 _OTHER_ERROR = set("coalesce indices is_coalesced values".split())

@@ -32,7 +32,7 @@ KNOWN = {
         "nn.functional.adaptive_avg_pool2d", "nn.functional.adaptive_max_pool2d",
         "nn.functional.max_pool1d", "nn.functional.max_pool2d", "nn.functional.max_pool3d",
         "nn.functional.softmin", "nn.functional.embedding_bag", "nn.functional.ctc_loss",
-        "split", "tensordot", "norm", "unique", "lu", "linalg.norm", "masked.sum",
+        "tensordot", "norm", "unique", "linalg.norm", "masked.sum",
         "masked.prod")},
     **{(name, 1): _PYTHON for name in (
         "tensordot", "nn.functional.ctc_loss", "trapz", "trapezoid", "cumulative_trapezoid",
@@ -120,19 +120,18 @@ _NO_ENTRY = ("torch's Python function checks or converts the argument itself, or
              "binding that dyngrad's table lacks: a Python error of its own on each side")
 KNOWN_STRINGS = {
     **{(name, i): _SILENT for name, i in (
-        ("nn.functional.avg_pool2d", 4), ("nn.functional.avg_pool2d", 5), ("to", 3), ("to", 4),
+        ("nn.functional.avg_pool2d", 4), ("nn.functional.avg_pool2d", 5),
         *((f"grid_sampler_{n}d", i) for n in (2, 3) for i in (2, 3, 4)))},
     **{(name, i): _NO_ENTRY for name, i in (
-        ("lu", 1), ("nn.functional.softmin", 1),
+        ("nn.functional.softmin", 1),
         ("nn.functional.adaptive_avg_pool2d", 1), ("nn.functional.adaptive_max_pool1d", 1),
         ("nn.functional.adaptive_max_pool2d", 1), ("nn.functional.fractional_max_pool2d", 1),
         ("nn.functional.fractional_max_pool3d", 1), ("nn.functional.glu", 1),
-        ("nn.functional.threshold", 1), ("nn.functional.threshold", 2), ("split", 1),
+        ("nn.functional.threshold", 1), ("nn.functional.threshold", 2),
         ("nn.functional.ctc_loss", 2),
         ("nn.functional.ctc_loss", 3), *(("nn.functional.unfold", i) for i in (1, 2, 3, 4)),
         *((f"masked.{n}", 1) for n in ("cumsum", "cumprod", "median", "softmax", "log_softmax",
                                        "softmin")), ("masked.normalize", 2))},
-    ("to", 2): "Tensor.to's positional dtype after a device: dyngrad counts arguments first",
     ("slice", 1): "an aten op called through torch.ops: the dispatcher's schema check",
     ("special.polygamma.special_polygamma_n_0", 1): "polygamma's name, not special_polygamma's",
 }

@@ -61,7 +61,8 @@ _PRINTED = {"Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "int
             "SymInt[]": "tuple of ints", "Tensor[]": "tuple of Tensors", "str": "str",
             "Device": "torch.device", "Layout": "torch.layout",
             "MemoryFormat": "torch.memory_format", "Generator": "torch.Generator",
-            "object": "object", "float[]": "tuple of floats", "Scalar[]": "tuple of Scalars"}
+            "object": "object", "float[]": "tuple of floats", "Scalar[]": "tuple of Scalars",
+            "Storage": "torch.Storage"}
 # functions whose Tensor parameters take Python numbers (should_allow_numbers_as_tensors)
 _NUMBERS_AS_TENSORS = frozenset(
     f"{n}{s}" for n in ("add", "div", "divide", "mul", "multiply", "sub", "subtract",
@@ -230,6 +231,9 @@ def _accepts(p: _Param, v) -> bool:
         return _is_long(v) or isinstance(v, (str, device))
     if kind == "object":
         return True
+    if kind == "Storage":
+        from .._storage import Storage, TypedStorage
+        return isinstance(v, (Storage, TypedStorage))
     if kind == "Generator":   # (named torch._C.Generator in messages, torch.Generator here)
         from .random import Generator
         return isinstance(v, Generator)
@@ -481,7 +485,30 @@ def parse_error(name: str, args, kwargs, is_method: bool):
         if kwargs:
             return f"TensorBase.{name}() takes no keyword arguments"
         return f"TensorBase.{name}() takes no arguments ({len(args)} given)"
-    sigs = signatures(name, is_method)
+    return _error_for(signatures(name, is_method), name, args, kwargs)
+
+
+_BINDINGS: dict = {}   # overloads' texts -> their parsed Signatures (binding_error)
+
+
+def binding_error(texts, args, kwargs=None):
+    """``parse_error`` for overloads given as torch's texts rather than by a name of the
+    table: the bindings that torch's Python methods call and no public name stands for
+    (``_VF.split``, ``_lu_with_info``). Function-style: `args` holds the tensor first."""
+    sigs = _BINDINGS.get(texts)
+    if sigs is None:
+        sigs = _BINDINGS[texts] = [Signature(text + "|") for text in texts]
+    return _error_for(sigs, sigs[0].name, args, kwargs or {})
+
+
+def check_binding(texts, args, kwargs=None) -> None:
+    """Raise the TypeError of ``binding_error`` where the binding's parser refuses the call."""
+    msg = binding_error(texts, args, kwargs)
+    if msg is not None:
+        raise TypeError(msg)
+
+
+def _error_for(sigs, name, args, kwargs):
     if not sigs:
         return None
     try:

@@ -222,6 +222,26 @@ SIGNATURES = {
               "where(Tensor condition, Scalar self, Scalar other)|fn",
               "where(Tensor condition, Tensor other)|method",
               "where(Tensor condition, Scalar other)|method"),
+    # bound by hand in torch (python_variable_methods.cpp), a method alone
+    "to": ("to(Device device=None, dtype dtype=None, bool non_blocking=False, bool copy=False, *, "
+           "MemoryFormat? memory_format=None)|method",
+           "to(dtype dtype, bool non_blocking=False, bool copy=False, *, "
+           "MemoryFormat? memory_format=None)|method",
+           "to(Tensor tensor, bool non_blocking=False, bool copy=False, *, "
+           "MemoryFormat? memory_format=None)|method"),
+    "set_": ("set_()|method", "set_(Storage source)|method",
+             "set_(Storage source, SymInt storage_offset, SymInt[] size, SymInt[] stride=None)"
+             "|method",
+             "set_(Tensor source)|method",
+             "set_(Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=None)"
+             "|method"),
+    "new": ("new(*, Device? device=None)|method", "new(Storage storage)|method",
+            "new(*, int cdata)|method,hidden", "new(Tensor other)|method",
+            "new(Tensor other, *, Device? device=None)|method,hidden",
+            "new(SymInt[] size, *, Device? device=None)|method",
+            "new(object data, *, Device? device=None)|method"),
+    "new_tensor": ("new_tensor(object data, *, dtype dtype=None, Device? device=None, "
+                   "bool requires_grad=False)|method",),
     "lerp": ("lerp(Tensor input, Tensor end, Tensor weight, *, Tensor out=None)",
              "lerp(Tensor input, Tensor end, Scalar weight, *, Tensor out=None)"),
     "fill_": ("fill_(Tensor input, Tensor value)", "fill_(Tensor input, Scalar value)"),

@@ -12,6 +12,7 @@ import numbers
 
 from .. import _dtypes as D
 from .._device import device as _device
+from .._formats import memory_format as _memory_format
 from .._promotion import Promote
 from .._utils import broadcast_shapes, shape_str
 from ..backends import numpy_backend as _npb
@@ -21,6 +22,7 @@ from .creation import (ZEROS, _size_args, _tensor_cls, _type_name, alloc, cast_a
                        fill_array, finish, format_strides, full, number,
                        preserve_strides, suggest_memory_format, zeros_like, check_pin_memory)
 from ._autograd_utils import handle_r_to_c
+from ._arg_parser import parse_error
 from ._registry import METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 
@@ -69,17 +71,55 @@ def _is_py_type(v) -> bool:
     return v is float or v is int or v is bool or v is complex
 
 
+# the dtypes of the tensors torch's parser makes of Python numbers, which ``to`` takes as its
+# Tensor argument
+_NUMBER_DTYPES = {bool: D.bool_, float: D.float64, complex: D.complex128}
+
+
+_TO_KEYWORDS = frozenset(("device", "dtype", "non_blocking", "copy", "memory_format"))
+
+
+def _odd_keywords(args, kwargs, Tensor) -> bool:
+    """Whether ``to``'s keywords need the parser's full match: one of another name or type,
+    or a dtype or device beside a tensor argument (cheap tests, before the parser's 5 us)."""
+    if not kwargs.keys() <= _TO_KEYWORDS or (args and isinstance(args[0], Tensor)):
+        return True
+    dtype, device = kwargs.get("dtype"), kwargs.get("device")
+    form = kwargs.get("memory_format")
+    return not (dtype is None or isinstance(dtype, D.dtype) or _is_py_type(dtype)) or not (
+        device is None or isinstance(device, (str, _device))
+        or type(device) is int) or not (form is None or isinstance(form, _memory_format))
+
+
+def _refused_to(args, kwargs) -> TypeError:
+    """The parser's TypeError for a ``to`` call that suits none of its overloads (the table's
+    entry of ``to``)."""
+    return TypeError(parse_error("to", args, kwargs, True)
+                     or f"to(): invalid arguments {args!r} {kwargs!r}")
+
+
 def _parse_to(self, args, kwargs):
-    """(device, dtype, copy, memory_format) from torch's three ``to`` signatures."""
+    """(device, dtype, copy, memory_format) from torch's three ``to`` signatures; the parser's
+    TypeError for a call that suits none of them (checked only where a cheap test fails: the
+    parser's full match costs more than the rest of the call)."""
     Tensor = _tensor_cls()
+    if kwargs and _odd_keywords(args, kwargs, Tensor):
+        msg = parse_error("to", args, kwargs, True)
+        if msg is not None:
+            raise TypeError(msg)
+        if "tensor" in kwargs:   # (the third overload's argument, by its name)
+            kwargs = dict(kwargs)
+            args = (kwargs.pop("tensor"),) + args
+    given = kwargs
     kwargs = dict(kwargs)
     device = kwargs.pop("device", None)
-    dtype = dtype_arg(kwargs.pop("dtype", None), "to")
-    kwargs.pop("non_blocking", None)
+    dtype = kwargs.pop("dtype", None)
+    non_blocking = kwargs.pop("non_blocking", False)
     copy = kwargs.pop("copy", False)
     memory_format = kwargs.pop("memory_format", None)
-    if kwargs:
-        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if kwargs or type(non_blocking) is not bool or type(copy) is not bool or len(args) > 4:
+        raise _refused_to(args, given)
+    dtype = dtype_arg(dtype, "to")
     rest = list(args)
     if rest:
         a = rest.pop(0)
@@ -87,6 +127,8 @@ def _parse_to(self, args, kwargs):
             dtype = dtype_arg(a, "to")
         elif isinstance(a, Tensor):
             dtype, device = a.dtype, a.device
+        elif type(a) in _NUMBER_DTYPES:   # (a Python number is a tensor to ``to``'s parser)
+            dtype = _NUMBER_DTYPES[type(a)]
         elif a is None or isinstance(a, (str, _device, int)) and type(a) is not bool:
             device = a
             if rest and (rest[0] is None or isinstance(rest[0], D.dtype)):
@@ -94,22 +136,12 @@ def _parse_to(self, args, kwargs):
             elif rest and _is_py_type(rest[0]):
                 dtype = dtype_arg(rest.pop(0), "to")
         else:
-            raise TypeError(f"to() received an invalid combination of arguments - got "
-                            f"({', '.join(_type_name(v) for v in args)}), but expected one of:\n"
-                            " * (torch.device device = None, torch.dtype dtype = None, bool "
-                            "non_blocking = False, bool copy = False, *, torch.memory_format "
-                            "memory_format = None)\n"
-                            " * (torch.dtype dtype, bool non_blocking = False, bool copy = "
-                            "False, *, torch.memory_format memory_format = None)\n"
-                            " * (Tensor tensor, bool non_blocking = False, bool copy = False, "
-                            "*, torch.memory_format memory_format = None)\n")
-    if rest:
-        rest.pop(0)              # non_blocking: copies are synchronous here
-    if rest:
-        copy = rest.pop(0)
-    if rest:
-        raise TypeError(f"to() takes at most 4 positional arguments ({len(args)} given)")
-    return device, dtype, bool(copy), memory_format
+            raise _refused_to(args, given)
+    if len(rest) > 2 or not all(type(v) is bool for v in rest):   # non_blocking, copy
+        raise _refused_to(args, given)
+    if len(rest) == 2:
+        copy = rest[1]   # (non_blocking: copies are synchronous here)
+    return device, dtype, copy, memory_format
 
 
 def to(self, *args, **kwargs):
@@ -349,10 +381,11 @@ def zero_(self):
 # ---------------------------------------------------------------------------------------------
 # new_* constructors: this tensor's dtype (and device) unless given
 # ---------------------------------------------------------------------------------------------
-def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
-               pin_memory=False):
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     """``dyngrad.tensor(data)`` with this tensor's dtype unless `dtype` is given."""
-    check_pin_memory(pin_memory)
+    if type(requires_grad) is not bool:   # (torch's parser: no other type)
+        raise TypeError(parse_error("new_tensor", (data,), {"requires_grad": requires_grad},
+                                    True))
     from .tensor_new import tensor
     return tensor(data, dtype=dtype_arg(dtype, "new_tensor") or self.dtype, device=device,
                   requires_grad=requires_grad,

@@ -1,6 +1,7 @@
 """Functions torch keeps only to raise, warn, or serve old code: the removed linear-algebra
-functions (``matrix_rank``, ``lstsq``, ``solve``, ``eig``, ``symeig`` and their Tensor methods,
-which raise torch's RuntimeError pointing at ``torch.linalg``), the deprecated ``range``
+functions (``matrix_rank``, ``lstsq``, ``solve``, ``eig``, ``symeig``, which raise torch's
+RuntimeError pointing at ``torch.linalg``; their Tensor methods, which call them, are in
+_tensor_python.py), the deprecated ``range``
 (inclusive end) and ``set_default_tensor_type``, and ``resize_as_``, ``get_device``,
 ``is_distributed`` as functions.
 """
@@ -71,23 +72,6 @@ def eig(self, eigenvectors=False, *, e=None, v=None):
         "L, _ = torch.eig(A) should be replaced with:\nL_complex = torch.linalg.eigvals(A)\n\n"
         "and\n\nL, V = torch.eig(A, eigenvectors=True) should be replaced with:\n"
         "L_complex, V_complex = torch.linalg.eig(A)")
-
-
-# torch's Tensor methods take fewer arguments than the functions (torch/_tensor.py)
-def _solve_method(self, other):
-    return solve(self, other)
-
-
-def _lstsq_method(self, other):
-    return lstsq(self, other)
-
-
-def _eig_method(self, eigenvectors=False):
-    return eig(self, eigenvectors=eigenvectors)
-
-
-def _symeig_method(self, eigenvectors=False):
-    return _symeig(self, eigenvectors=eigenvectors)
 
 
 _RANGE_WARNING = ("torch.range is deprecated and will be removed in a future release because its "
@@ -196,8 +180,5 @@ for _fn in (matrix_rank, solve, lstsq, eig, range, resize_as_, get_device, is_di
             set_default_tensor_type):
     FUNCTIONS[_fn.__name__] = _fn
 FUNCTIONS["symeig"] = _symeig
-METHODS["solve"] = _solve_method
-METHODS["lstsq"] = _lstsq_method
-METHODS["eig"] = _eig_method
-METHODS["symeig"] = _symeig_method
+# (their Tensor methods, which take fewer arguments, are in _tensor_python.py)
 METHODS["is_distributed"] = is_distributed

@@ -29,6 +29,8 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import broadcast_shapes
 from .. import return_types as rt
+from . import _registry
+from ._arg_parser import check_binding
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import FROM_BACKWARD
 from .linalg_decomp import (_lu, _triangular_solve_array, batch_prefix, check_out_grad,
@@ -428,9 +430,15 @@ _LU_DEPRECATED = (
     "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2073.)")
 
 
+# torch.lu and Tensor.lu call this binding, whose parser refuses their arguments first
+_LU_WITH_INFO = ("_lu_with_info(Tensor input, bool pivot=True, bool check_errors=True)",)
+
+
 def torch_lu(A, pivot: bool = True, get_infos: bool = False, out=None):
     """``torch.lu`` / ``Tensor.lu`` (deprecated): ``(LU, pivots)``, with ``get_infos`` also
     ``info``, from ``linalg.lu_factor_ex``."""
+    if type(pivot) is not bool or not isinstance(A, _registry._Tensor):
+        check_binding(_LU_WITH_INFO, (A,), {"pivot": pivot, "check_errors": not get_infos})
     _warn_once(_LU_DEPRECATED)
     result = linalg_lu_factor_ex(A, pivot=pivot)
     if out is not None:   # (torch/functional.py's checks, then resize_as_ and copy_)

@@ -13,7 +13,7 @@ from .._utils import canonical_dim, contiguous_strides, shape_str
 from . import view_backward as _vb
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR
-from .shape import _int_tuple, _select_geom, _slice, _slice_geom, _tensor_cls
+from .shape import _select_geom, _slice, _slice_geom, _tensor_cls
 
 
 @defop("unbind.int", node="UnbindBackward0", view=True, variants=())
@@ -105,17 +105,11 @@ def _(ctx, *grads):
 _split_with_sizes.jvp(AUTO_LINEAR)
 
 
-def split(tensor, split_size_or_sections=None, dim: int = 0, *, split_size=None):
-    """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes.
-
-    ``split_size`` is the method's name for the argument (``x.split(split_size=2)``).
-    """
-    if split_size_or_sections is None:
-        split_size_or_sections = split_size
-    if isinstance(split_size_or_sections, (list, tuple)):
-        sizes = _int_tuple("split_with_sizes", "split_sizes", (split_size_or_sections,))
-        return _split_with_sizes(tensor, sizes, dim)
-    return _split(tensor, operator.index(split_size_or_sections), dim)
+def split(tensor, split_size_or_sections, dim=0):
+    """Pieces of ``split_size_or_sections`` along ``dim`` (the last may be smaller), or of the
+    given sizes: the method's work, as torch/functional.py hands it over (the method, in
+    _tensor_python.py, calls the ``split`` or ``split_with_sizes`` binding)."""
+    return tensor.split(split_size_or_sections, dim)
 
 
 def chunk(input, chunks: int, dim: int = 0):
@@ -166,5 +160,6 @@ def tensor_split(input, indices_or_sections, dim: int = 0):
     return tuple(out)
 
 
-for _fn in (unbind, split, chunk, tensor_split):
+for _fn in (unbind, chunk, tensor_split):
     FUNCTIONS[_fn.__name__] = METHODS[_fn.__name__] = _fn
+FUNCTIONS["split"] = split   # (the method is torch's Python one: _tensor_python.py)

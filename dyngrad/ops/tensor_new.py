@@ -10,11 +10,11 @@ result; anything else (NumPy scalars, 0-dim tensors, errors) is stored element b
 from __future__ import annotations
 
 import operator
-import warnings
 
 from .. import _dtypes as D
 from ..backends import numpy_backend as _npb
 from . import _registry
+from ._selection import warn_at_caller
 from .creation import (ZEROS, _int_limits, _overflow, _tensor_cls, _type_name, _warn_once,
                        alloc, cast_array, check_device, check_requires_grad, copy_with_strides,
                        dtype_arg, factory_device, finish, preserve_strides, check_pin_memory)
@@ -301,10 +301,9 @@ def tensor(data=_NO_DATA, *extra, dtype=None, device=None, requires_grad=False, 
     Tensor = _tensor_cls()
     dtype = dtype_arg(dtype, "tensor")
     if isinstance(data, Tensor):
-        warnings.warn("To copy construct from a tensor, it is recommended to use "
-                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
-                      f"requires_grad_(True), rather than {_api}(sourceTensor).",
-                      UserWarning, stacklevel=3 if _api != "torch.tensor" else 2)
+        warn_at_caller("To copy construct from a tensor, it is recommended to use "
+                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+                       f"requires_grad_(True), rather than {_api}(sourceTensor).")
         src = data._data
         d = dtype or data.dtype
         arr = copy_with_strides(src, d.np, preserve_strides(src.shape, data.stride()))

@@ -19,6 +19,7 @@ from .._promotion import Promote
 from .._utils import canonical_dim
 from ..backends import numpy_backend as _npb
 from . import _stl
+from ._arg_parser import check_binding
 from ._registry import FUNCTIONS, METHODS, defop
 from .pointwise import _not_implemented, _require_tensor
 from ._selection import contiguous, wrap_plain
@@ -164,6 +165,13 @@ def _results(values, extras, return_inverse, return_counts):
     return out if len(out) > 1 else values
 
 
+# the bindings torch/functional.py calls with a dim (its parser refuses a dim that is no int)
+_UNIQUE_DIM = ("unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, "
+               "bool return_counts=False)",)
+_UNIQUE_CONSECUTIVE = ("unique_consecutive(Tensor input, bool return_inverse=False, "
+                       "bool return_counts=False, int? dim=None)",)
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The unique elements of ``input`` (or unique slices along ``dim``), sorted; optionally
     the index of each input element in them and how often each occurs.
@@ -173,11 +181,18 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """
     _require_tensor("unique", input)
     if dim is None:
-        values = _unique2(input, sorted, return_inverse, return_counts)
+        # (keywords, as torch/functional.py passes them: its parser's errors name no position)
+        values = _unique2(input, sorted=sorted, return_inverse=return_inverse,
+                          return_counts=return_counts)
         extras = _unique_flat(input._data, False)[1:] if return_inverse or return_counts \
             else (None, None)
     else:
-        values = _unique_dim_op(input, dim, sorted, return_inverse, return_counts)
+        if type(dim) is not int:
+            check_binding(_UNIQUE_DIM, (input, dim), {"sorted": sorted,
+                                                      "return_inverse": return_inverse,
+                                                      "return_counts": return_counts})
+        values = _unique_dim_op(input, dim, sorted=sorted, return_inverse=return_inverse,
+                                return_counts=return_counts)
         extras = _unique_dim(input._data, dim, False)[1:] if return_inverse or return_counts \
             else (None, None)
     return _results(values, extras, return_inverse, return_counts)
@@ -186,7 +201,12 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse each run of equal consecutive elements (or slices along ``dim``) to one."""
     _require_tensor("unique_consecutive", input)
-    values = _unique_consecutive(input, return_inverse, return_counts, dim)
+    if dim is not None and type(dim) is not int:
+        check_binding(_UNIQUE_CONSECUTIVE, (input,), {"return_inverse": return_inverse,
+                                                      "return_counts": return_counts,
+                                                      "dim": dim})
+    values = _unique_consecutive(input, return_inverse=return_inverse,
+                                 return_counts=return_counts, dim=dim)
     extras = (None, None)
     if return_inverse or return_counts:
         arr = input._data
