@@ -24,6 +24,7 @@ from ._tensor import METHOD_CODES
 from .ops import _arg_parser, legacy_removed as _removed
 from .ops._arg_parser import check_binding
 from .ops._signatures import PYTHON_METHODS
+from .ops.fft_helpers import ISTFT
 from .ops.split import _split, _split_with_sizes
 
 # the bindings that torch's methods call and no public name of dyngrad stands for (torchgen's
@@ -88,8 +89,10 @@ def stft(self, n_fft, hop_length=None, win_length=None, window=None, center=True
 
 def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True,
           normalized=False, onesided=None, length=None, return_complex=False):
-    return _torch.istft(self, n_fft, hop_length, win_length, window, center, normalized,
-                        onesided, length, return_complex=return_complex)
+    args = (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length)
+    # (torch.istft is the binding: its parser sees these arguments as this call gives them)
+    check_binding(ISTFT, args, {"return_complex": return_complex})
+    return _torch.istft(*args, return_complex=return_complex)
 
 
 def lu(self, pivot=True, get_infos=False):

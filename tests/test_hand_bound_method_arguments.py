@@ -1,5 +1,5 @@
 """The arguments of the Tensor methods torch binds by hand (``to``, ``new_tensor``, ``new``,
-``set_``: their entries in dyngrad/ops/_signatures.py) as torch's parser takes them: the calls
+``set_``, ``map_``, ``map2_``: their entries in dyngrad/ops/_signatures.py) as torch's parser takes them: the calls
 it accepts do what torch's do, and the others get its TypeError, word for word."""
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def _outcome(lib, call):
             r = eval(call, {"x": x, "torch": lib})
         except Exception as e:   # noqa: BLE001
             return type(e).__name__, str(e)
-    return "ok", str(r.dtype), r is x, tuple(r.shape), r.stride()
+    values = r.tolist() if call.startswith("x.map") else None   # (new's memory is not set)
+    return "ok", str(r.dtype), r is x, tuple(r.shape), r.stride(), values
 
 
 @pytest.mark.parametrize("call", CALLS)
@@ -70,7 +71,12 @@ NEW_AND_SET = [
 ]
 
 
-@pytest.mark.parametrize("call", NEW_AND_SET)
+MAPS = [f"x.{name}({args})" for name in ("map_", "map2_") for args in (
+    "zzz=1", "1, 2, 3", "'a'", "x", "x, 1", "x, lambda a, b: a + b",
+    "x, x, lambda a, b, c: a + b + c")]
+
+
+@pytest.mark.parametrize("call", NEW_AND_SET + MAPS)
 def test_new_and_set_like_torch(call):
     assert _outcome(dyngrad, call) == _outcome(torch, call)
 

@@ -32,7 +32,7 @@ KNOWN = {
         "nn.functional.adaptive_avg_pool2d", "nn.functional.adaptive_max_pool2d",
         "nn.functional.max_pool1d", "nn.functional.max_pool2d", "nn.functional.max_pool3d",
         "nn.functional.softmin", "nn.functional.embedding_bag", "nn.functional.ctc_loss",
-        "tensordot", "norm", "unique", "linalg.norm", "masked.sum",
+        "tensordot", "masked.sum",
         "masked.prod")},
     **{(name, 1): _PYTHON for name in (
         "tensordot", "nn.functional.ctc_loss", "trapz", "trapezoid", "cumulative_trapezoid",

@@ -11,7 +11,7 @@ import torch
 
 import dyngrad
 from dyngrad import _tensor_python
-from dyngrad.ops import linalg_lu
+from dyngrad.ops import fft_helpers, linalg_lu
 from dyngrad.ops._signatures import PYTHON_METHODS
 
 import torchgen_signatures as TG
@@ -29,7 +29,7 @@ def test_name_and_signature_are_torchs(name):
 
 
 @pytest.mark.parametrize("texts", [_tensor_python.SPLIT, _tensor_python.SPLIT_WITH_SIZES,
-                                   linalg_lu._LU_WITH_INFO])
+                                   linalg_lu._LU_WITH_INFO, fft_helpers.STFT])
 def test_bindings_are_torchgens(texts):
     name = texts[0].partition("(")[0]
     assert tuple(t for t in TG.entry(name) if "|method" not in t) == texts
@@ -46,12 +46,6 @@ _CALLS = ["x.{}(zzz=1)", "x.{}(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)", "x.{}()"
           "x.{}((1, 2), 0)", "x.{}(dim=0)", "x.{}(True, True, True)", "x.{}(1, 'a')",
           "x.{}(0, ())", "x.{}(0, (3, 1))", "x.{}([1, 2])", "x.{}(2, dim='a')", "x.{}(x[0])",
           "x.{}(1, out=x)"]
-# calls that reach the public function (torch.norm, torch.stft...), whose own checks differ
-_FUNCTION_CHECKS = {
-    "x.istft(x)", "x.istft(1, 'a')", "x.istft(0, ())", "x.istft(0, (3, 1))", "x.norm(x)",
-    "x.norm(True, True, True)", "x.norm(1, 'a')", "x.stft(True, True, True)", "x.stft(1, 'a')",
-    "x.stft(0, ())", "x.stft(0, (3, 1))", "x.unique_consecutive(x)", "x.stft(x[0])",
-    "x.istft(x[0])", "x.norm(x[0])", "x.unique_consecutive(x[0])", "x.norm(2, dim='a')"}
 # the methods that do something (or raise) without reading a bad argument: not probed
 _SKIP = {"backward", "register_hook", "register_post_accumulate_grad_hook", "module_load",
          "storage_type", "reinforce", "resize", "resize_as"}
@@ -69,21 +63,42 @@ def _outcome(lib, call, name):
 
 
 @pytest.mark.parametrize("call", [
-    c.format(n) for n in sorted(PYTHON_METHODS - _SKIP) for c in _CALLS
-    if c.format(n) not in _FUNCTION_CHECKS])
+    c.format(n) for n in sorted(PYTHON_METHODS - _SKIP) for c in _CALLS])
 def test_bad_call_like_torch(call):
     name = call[2:].partition("(")[0]
     assert _outcome(dyngrad, call, name) == _outcome(torch, call, name)
 
 
-@pytest.mark.parametrize("call", sorted(_FUNCTION_CHECKS))
-def test_calls_left_to_the_functions(call):
-    """Each of these reaches the public function (torch.norm, torch.stft...), whose checks
-    differ from torch's: the method's own part is torch's. Strict: a test that starts passing
-    says one of them now matches."""
-    name = call[2:].partition("(")[0]
-    if _outcome(dyngrad, call, name) == _outcome(torch, call, name):
-        pytest.fail("now like torch's: move it to the probed calls")
+# the public functions these methods call, called directly: their bindings' parsers, and
+# torch/functional.py's own steps before them (unique's flags decide its function by truth)
+_FUNCTION_CALLS = [
+    "lib.linalg.vector_norm(x, True)", "lib.linalg.vector_norm(x, 2, True)",
+    "lib.linalg.vector_norm(x, 2, 'a')", "lib.linalg.vector_norm(x, 2, dim='a')",
+    "lib.linalg.vector_norm(x, x)", "lib.linalg.vector_norm(x, lib.tensor(3.))",
+    "lib.linalg.vector_norm(x, zzz=1)", "lib.linalg.vector_norm(x, 1, (0, 1), keepdim=1)",
+    "lib.linalg.vector_norm(x, 2.5, [0])", "lib.linalg.vector_norm(x, 0, None, True)",
+    "lib.norm(x, 1, 'a')", "lib.norm(x, x)", "lib.linalg.norm(x, 2, 'a')",
+    "lib.linalg.norm(x, 'a', 0)", "lib.linalg.norm(x, zzz=1)", "lib.linalg.norm(x, x)",
+    "lib.linalg.norm(x, 1.5, 0, True)", "lib.linalg.norm(x, None, 0, 1)",
+    "lib.unique(x, return_inverse=x[0])", "lib.unique(x, return_counts=x)",
+    "lib.unique(x, dim='a')", "lib.unique_consecutive(x, dim=True)",
+    "lib.stft(x.reshape(-1), 4, hop_length='a')", "lib.istft(x, 4, hop_length='a')",
+    "lib.istft(x, 'a')", "lib.split(x, 1, 'a')", "lib.split(x)", "lib.split(1, 2)",
+    "lib.lu(x, 'a')", "lib.lu(1)",
+]
+
+
+@pytest.mark.parametrize("call", _FUNCTION_CALLS)
+def test_function_call_like_torch(call):
+    def outcome(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                r = eval(call, {"lib": lib, "x": lib.ones(3, 4)})
+            except Exception as e:   # noqa: BLE001
+                return type(e).__name__, str(e)
+        return "ok", repr(r)
+    assert outcome(dyngrad) == outcome(torch)
 
 
 @pytest.mark.parametrize("args", [(2,), ([1, 3],), (dyngrad.tensor(2),), (2, 1), (2, -1),

@@ -240,6 +240,8 @@ SIGNATURES = {
             "new(Tensor other, *, Device? device=None)|method,hidden",
             "new(SymInt[] size, *, Device? device=None)|method",
             "new(object data, *, Device? device=None)|method"),
+    "map_": ("map_(Tensor other, object callable)|method",),
+    "map2_": ("map2_(Tensor x, Tensor y, object callable)|method",),
     "new_tensor": ("new_tensor(object data, *, dtype dtype=None, Device? device=None, "
                    "bool requires_grad=False)|method",),
     "lerp": ("lerp(Tensor input, Tensor end, Tensor weight, *, Tensor out=None)",
@@ -387,6 +389,8 @@ SIGNATURES = {
         f"SymInt[{n}] stride=1, SymInt[{n}] padding=0, SymInt[{n}] output_padding=0, "
         f"SymInt groups=1, SymInt[{n}] dilation=1)",) for n in (1, 2, 3)},
     # torch.linalg.<name> (published under its binding's name, linalg_<name>)
+    "linalg_vector_norm": ("linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, "
+                           "bool keepdim=False, *, dtype? dtype=None, Tensor out=None)",),
     "linalg_eig": ("linalg_eig(Tensor input, *, Tensor[2] out=None)",),
     "linalg_eigh": ('linalg_eigh(Tensor input, str UPLO="L", *, Tensor[2] out=None)',),
     "linalg_matrix_power": ("linalg_matrix_power(Tensor input, int n, *, Tensor out=None)",),
@@ -408,6 +412,9 @@ SIGNATURES = {
                     "linalg_cond(Tensor input, str p, *, Tensor out=None)"),
     "linalg_eigvals": ("linalg_eigvals(Tensor input, *, Tensor out=None)",),
     "linalg_eigvalsh": ('linalg_eigvalsh(Tensor input, str UPLO="L", *, Tensor out=None)',),
+    "linalg_norm": tuple(
+        f"linalg_norm(Tensor input, {o}, int[1]? dim=None, bool keepdim=False, *, "
+        "dtype? dtype=None, Tensor out=None)" for o in ("Scalar? ord=None", "str ord")),
     "linalg_matrix_norm": tuple(
         f"linalg_matrix_norm(Tensor input, {o}, int[] dim={{-2,-1}}, bool keepdim=False, *, "
         "dtype? dtype=None, Tensor out=None)" for o in ("Scalar ord", 'str ord="fro"')),

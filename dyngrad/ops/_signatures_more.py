@@ -445,6 +445,9 @@ SIGNATURES = {
     "isneginf": ("isneginf(Tensor input, *, Tensor out=None)",),
     "isposinf": ("isposinf(Tensor input, *, Tensor out=None)",),
     "isreal": ("isreal(Tensor input)",),
+    "istft": ("istft(Tensor input, int n_fft, int? hop_length=None, int? win_length=None, "
+              "Tensor? window=None, bool center=True, bool normalized=False, "
+              "bool? onesided=None, int? length=None, bool return_complex=False)",),
     "kaiser_window": ("kaiser_window(int window_length, *, dtype? dtype=None, "
                       "Layout? layout=None, Device? device=None, bool? pin_memory=False, "
                       "bool? requires_grad=False)",

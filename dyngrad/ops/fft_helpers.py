@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from .. import _dtypes as D
 from .._promotion import Promote
+from . import _registry
+from ._arg_parser import check_binding
 from ._registry import FUNCTIONS, METHODS, defop
+from ._signatures import SIGNATURES
 from ._selection import fresh
 from .view_backward import unfold_backward
 
@@ -199,6 +202,26 @@ def _padded_window(window, n_fft, win_length, like):
     return padded
 
 
+# the binding that torch's stft calls (torchgen's: tests/test_tensor_python_methods.py checks
+# it), and the table's entry of istft, which is a binding in torch
+STFT = ("stft(Tensor input, int n_fft, int? hop_length=None, int? win_length=None, "
+         'Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, '
+         "bool? onesided=None, bool? return_complex=None, bool? align_to_window=None)",
+         "stft(Tensor input, int n_fft, int? hop_length=None, int? win_length=None, "
+         "Tensor? window=None, bool normalized=False, bool? onesided=None, "
+         "bool? return_complex=None, bool? align_to_window=None)")
+ISTFT = SIGNATURES["istft"]
+
+
+def _plain_args(ints, optional_ints, bools, optional_bools, window) -> bool:
+    """Every argument of the type the binding takes (the cheap test before its parser's)."""
+    return all(type(v) is int for v in ints) and all(
+        v is None or type(v) is int for v in optional_ints) and all(
+        type(v) is bool for v in bools) and all(
+        v is None or type(v) is bool for v in optional_bools) and (
+        window is None or isinstance(window, _registry._Tensor))
+
+
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
          pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
          align_to_window=None):
@@ -215,6 +238,11 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         input = FUNCTIONS["nn.functional.pad"](input.view([1] * (3 - ndim) + list(input.shape)),
                                                [pad, pad], pad_mode)
         input = input.view(input.shape[input.dim() - ndim:])
+    if not _plain_args((n_fft,), (hop_length, win_length), (normalized,),
+                       (onesided, return_complex, align_to_window), window):
+        # torch/functional.py hands these on to the binding, whose parser refuses first
+        check_binding(STFT, (input, n_fft, hop_length, win_length, window, normalized,
+                              onesided, return_complex, align_to_window))
     if window is None:
         _warn_once(_NO_WINDOW)
     complex_data = input.is_complex() or (window is not None and window.is_complex())
@@ -295,11 +323,16 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     frames, times the window, divided by the summed squared window). ATen composes it from
     view_as_real/transpose/view_as_complex, ``_fft_c2r`` (``_fft_c2c`` with
     return_complex), mul, unfold_backward (the overlap-add), slice and div."""
-    from ._arg_parser import check_tensors
     from .join import int_arg
     from .pointwise import _warn_once
-    check_tensors("istft", ("input", input))   # (the binding's checks, torch's istft calls)
-    n_fft = int_arg("istft", "n_fft", n_fft, 2)
+    if not isinstance(input, _registry._Tensor) or not _plain_args(
+            (n_fft,), (hop_length, win_length, length), (center, normalized, return_complex),
+            (onesided,), window):
+        # (torch's istft is the binding: the public function's wrapper words this TypeError
+        # as its parser, from the arguments given; the method hands them on as torch's does)
+        check_binding(ISTFT, (input, n_fft, hop_length, win_length, window, center,
+                              normalized, onesided, length), {"return_complex": return_complex})
+    n_fft = int_arg("istft", "n_fft", n_fft, 2)   # (an int the parser takes: a NumPy int...)
     if window is None:
         _warn_once(_NO_ISTFT_WINDOW)
     hop = n_fft >> 2 if hop_length is None else hop_length

@@ -19,8 +19,10 @@ from .._promotion import Promote
 from .._utils import canonical_dim
 from ..backends import numpy_backend as _npb
 from . import _registry
+from ._arg_parser import check_binding
 from ._autograd_utils import arrays_only, from_array
 from ._registry import FUNCTIONS, METHODS, OPS, defop
+from ._signatures import SIGNATURES
 from .reduction import _dims, dense, reduced_axes, unsqueeze_multiple, write_out
 
 
@@ -58,6 +60,7 @@ def _check_dtype(dtype, x_dtype, name):
 
 
 # -- linalg.vector_norm --------------------------------------------------------------------------
+_VECTOR_NORM = SIGNATURES["linalg_vector_norm"]
 @defop("linalg_vector_norm", node="LinalgVectorNormBackward0", promote=Promote.NONE,
        variants=(), saves=("self", "result"), kernel_dtypes=True, scalars=())
 def _vector_norm(xp, self, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -212,6 +215,14 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     kw = {} if dtype is None else {"dtype": dtype}
     if out is not None:
         kw["out"] = out
+    if type(ord) is not int and type(ord) is not float or type(keepdim) is not bool or not (
+            dim is None or type(dim) is int or type(dim) in (list, tuple)
+            and all(type(d) is int for d in dim)):
+        # the binding's parser (torch.norm hands its arguments on by position; a call of
+        # linalg.vector_norm itself has them reworded as given, by its published wrapper)
+        check_binding(_VECTOR_NORM, (x, ord, dim, keepdim), kw)
+        ord = ord.item() if isinstance(ord, _registry._Tensor) else ord
+        ord = int(ord) if type(ord) is bool else ord   # (a Scalar: True is the 1-norm)
     return _vector_norm(x, ord, dim, keepdim, **kw)
 
 
@@ -319,8 +330,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """torch.norm: a vector norm of ``input`` (over ``dim``, or everything), or with p 'nuc' (or
     'fro' over more than two dims) a matrix norm. Prefer linalg.vector_norm / matrix_norm."""
-    if not isinstance(input, _registry._Tensor):
-        raise TypeError(f"norm(): argument 'input' must be Tensor, not {type(input).__name__}")
+    _ = input.layout   # (torch/functional.py's first read: a non-tensor's AttributeError)
     dims = None if dim is None else ([dim] if isinstance(dim, int) else dim)
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):

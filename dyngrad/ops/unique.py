@@ -18,7 +18,7 @@ from __future__ import annotations
 from .._promotion import Promote
 from .._utils import canonical_dim
 from ..backends import numpy_backend as _npb
-from . import _stl
+from . import _registry, _stl
 from ._arg_parser import check_binding
 from ._registry import FUNCTIONS, METHODS, defop
 from .pointwise import _not_implemented, _require_tensor
@@ -172,6 +172,14 @@ _UNIQUE_CONSECUTIVE = ("unique_consecutive(Tensor input, bool return_inverse=Fal
                        "bool return_counts=False, int? dim=None)",)
 
 
+def _dispatch_flags(*flags):
+    """torch/functional.py picks its function by the truth of these flags (boolean_dispatch)
+    before any check: a tensor of several elements fails there, as ``bool`` of it does."""
+    for flag in flags:
+        if isinstance(flag, _registry._Tensor):
+            bool(flag)
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The unique elements of ``input`` (or unique slices along ``dim``), sorted; optionally
     the index of each input element in them and how often each occurs.
@@ -179,7 +187,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     Differences from torch: for float32/float64, which of -0.0/0.0 is kept and which NaN gets
     which inverse index follow the stable order (torch's depend on the CPU's SIMD sort).
     """
-    _require_tensor("unique", input)
+    _dispatch_flags(return_counts, return_inverse)
+    _require_tensor("_unique2" if dim is None else "unique_dim", input)   # (the binding's words)
     if dim is None:
         # (keywords, as torch/functional.py passes them: its parser's errors name no position)
         values = _unique2(input, sorted=sorted, return_inverse=return_inverse,
@@ -200,6 +209,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse each run of equal consecutive elements (or slices along ``dim``) to one."""
+    _dispatch_flags(return_inverse)
     _require_tensor("unique_consecutive", input)
     if dim is not None and type(dim) is not int:
         check_binding(_UNIQUE_CONSECUTIVE, (input,), {"return_inverse": return_inverse,
