@@ -60,7 +60,9 @@ def _check_dtype(dtype, x_dtype, name):
 
 
 # -- linalg.vector_norm --------------------------------------------------------------------------
-_VECTOR_NORM = SIGNATURES["linalg_vector_norm"]
+_VECTOR_NORM = SIGNATURES["linalg_vector_norm"]   # (the binding's parser: vector_norm below)
+
+
 @defop("linalg_vector_norm", node="LinalgVectorNormBackward0", promote=Promote.NONE,
        variants=(), saves=("self", "result"), kernel_dtypes=True, scalars=())
 def _vector_norm(xp, self, ord=2, dim=None, keepdim=False, *, dtype=None):
