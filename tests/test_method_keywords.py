@@ -30,13 +30,9 @@ NAMES = sorted((_public_methods(torch.Tensor) & _public_methods(dyngrad.Tensor))
 _WORDING = {
     # methods written by hand on dyngrad's Tensor class: Python words them with the class
     # name, or without it, where torch's C methods and torch/_tensor.py do the other
-    "hand": """const_data_ptr data_ptr dense_dim detach detach_ dim element_size get_device
-        is_complex is_floating_point is_inference is_signed item ndimension nelement numel
-        retain_grad sparse_dim storage_offset untyped_storage is_contiguous requires_grad_ size
-        stride to_dense""",
+    "hand": """detach dim is_complex is_floating_point item ndimension nelement numel
+        is_contiguous requires_grad_ size stride to_dense""",
 }
-# the sparse-layout methods check the layout first (a RuntimeError on a strided tensor)
-_OTHER_ERROR = set("coalesce indices is_coalesced values".split())
 _XFAIL = {n: reason for reason, names in _WORDING.items() for n in names.split()}
 
 
@@ -54,16 +50,13 @@ def _outcome(lib, name):
 @pytest.mark.parametrize("name", NAMES)
 def test_method_refuses_out(name):
     """Where torch refuses ``out=`` with a TypeError, so does dyngrad."""
-    if name in _OTHER_ERROR:
-        pytest.xfail("sparse-layout method: checks the layout before its arguments")
     assert _outcome(torch, name)[0] == "TypeError"
     assert _outcome(dyngrad, name)[0] == "TypeError"
 
 
 @pytest.mark.parametrize("name", [
     pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_XFAIL[n])) if n in _XFAIL
-    else pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="checks the layout first"))
-    if n in _OTHER_ERROR else n for n in NAMES])
+    else n for n in NAMES])
 def test_method_out_message(name):
     assert _outcome(dyngrad, name) == _outcome(torch, name)
 

@@ -1,6 +1,7 @@
 """The Tensor methods that torch writes in Python (Note [Methods torch writes in Python] in
 dyngrad/_tensor_python.py): their names and signatures are torch's, so a bad call gets
-Python's words for it, as torch's does; the bindings they call refuse what torch's refuse."""
+Python's words for it, as torch's does; the bindings they call refuse what torch's refuse.
+And the methods torch binds with no parameters (Note [Methods of no arguments])."""
 from __future__ import annotations
 
 import inspect
@@ -124,3 +125,27 @@ def test_lu_pivot_is_checked_before_the_warning():
                                             r"bool, not int$"):
             dyngrad.lu(x, 1)
     assert not seen
+
+
+@pytest.mark.parametrize("name", _tensor_python._NOARGS)
+@pytest.mark.parametrize("args", ["zzz=1", "1", "1, 2", "1, zzz=2"])
+def test_no_argument_method_refuses_like_torch(name, args):
+    """An argument to a method torch binds with none gets Python's words for torch's C method,
+    before anything else (the sparse-layout methods' layout check included)."""
+    call = f"x.{name}({args})"
+    assert _outcome(dyngrad, call, name) == _outcome(torch, call, name)
+
+
+@pytest.mark.parametrize("name", _tensor_python._NOARGS)
+def test_no_argument_method_still_works(name):
+    x, t = dyngrad.ones(2, 3), torch.ones(2, 3)
+    if name in ("coalesce", "indices", "is_coalesced", "values"):   # (a strided tensor's error)
+        assert _outcome(dyngrad, f"x.{name}()", name) == _outcome(torch, f"x.{name}()", name)
+        return
+    if name == "retain_grad":
+        x, t = x.requires_grad_() * 1, t.requires_grad_() * 1
+    got, want = getattr(x, name)(), getattr(t, name)()
+    if name in ("data_ptr", "const_data_ptr", "untyped_storage", "retain_grad", "detach_"):
+        assert type(got).__name__ == type(want).__name__
+    else:
+        assert got == want
