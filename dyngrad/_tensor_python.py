@@ -134,9 +134,11 @@ def install(torch) -> None:
     for name in PYTHON_METHODS:
         fn = tensor_cls.__dict__[name]
         if fn.__qualname__ != f"Tensor.{name}":   # (a copy: the function may have other names)
-            fn = _renamed(fn, name)
+            fn = _renamed(fn, name, f"Tensor.{name}")
             setattr(tensor_cls, name, fn)
         METHOD_CODES.add(fn.__code__)   # (how nn/parameter.py's _used_in tells methods)
+    for name in _PARSER_NAMED:
+        setattr(tensor_cls, name, _renamed(tensor_cls.__dict__[name], name, name))
     for name in _NOARGS:   # Note [Methods of no arguments]
         setattr(tensor_cls, name, _taking_no_arguments(tensor_cls.__dict__[name], name))
 
@@ -156,6 +158,14 @@ _NOARGS = ("coalesce", "const_data_ptr", "data_ptr", "dense_dim", "detach_",
            "retain_grad", "sparse_dim", "storage_offset", "tolist", "untyped_storage", "values")
 
 
+# Methods torch binds by hand through its parser, written by hand here as functions of their
+# own parameters: the parser words an unknown keyword with the bare name ("size() got an
+# unexpected keyword argument 'zzz'"), and Python words it with the function's __qualname__,
+# so that is the bare name too. (A count of positional arguments stays Python's, which
+# counts self: rewording it would put a frame on every call of these.)
+_PARSER_NAMED = ("size", "stride", "is_contiguous", "numpy", "requires_grad_", "to_dense")
+
+
 def _taking_no_arguments(fn, name):
     def method(self, *args, **kwargs):
         if args or kwargs:
@@ -166,13 +176,13 @@ def _taking_no_arguments(fn, name):
     return method
 
 
-def _renamed(fn, name):
-    """A copy of the function `fn` whose qualified name is ``Tensor.<name>`` (for Python's
-    words: Note [Methods torch writes in Python])."""
+def _renamed(fn, name, qualname):
+    """A copy of the function `fn` named `qualname` in Python's words for a call that does
+    not fit it (Note [Methods torch writes in Python])."""
     copy = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__,
                               fn.__closure__)
     copy.__kwdefaults__ = fn.__kwdefaults__
     copy.__dict__.update(fn.__dict__)
     copy.__doc__, copy.__module__ = fn.__doc__, fn.__module__
-    copy.__qualname__ = f"Tensor.{name}"
+    copy.__qualname__ = qualname
     return copy

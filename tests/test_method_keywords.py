@@ -28,10 +28,9 @@ NAMES = sorted((_public_methods(torch.Tensor) & _public_methods(dyngrad.Tensor))
 
 # Strict: each of these gives torch's TypeError with other words (none accepts out= any more).
 _WORDING = {
-    # methods written by hand on dyngrad's Tensor class: Python words them with the class
-    # name, or without it, where torch's C methods and torch/_tensor.py do the other
-    "hand": """detach dim is_complex is_floating_point item ndimension nelement numel
-        is_contiguous requires_grad_ size stride to_dense""",
+    # torch's C methods of no parameters that run in loops, written by hand on dyngrad's
+    # Tensor class: Python words them (Note [Methods of no arguments] in _tensor_python.py)
+    "hand": """detach dim is_complex is_floating_point item ndimension nelement numel""",
 }
 _XFAIL = {n: reason for reason, names in _WORDING.items() for n in names.split()}
 

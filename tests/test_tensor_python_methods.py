@@ -149,3 +149,13 @@ def test_no_argument_method_still_works(name):
         assert type(got).__name__ == type(want).__name__
     else:
         assert got == want
+
+
+@pytest.mark.parametrize("name", _tensor_python._PARSER_NAMED)
+@pytest.mark.parametrize("kwargs", ["zzz=1", "out=x"])
+def test_hand_written_parser_method_keyword_like_torch(name, kwargs):
+    """An unknown keyword to a method torch binds through its parser and dyngrad writes by
+    hand: the parser's words, the bare name. (With a positional argument of a wrong type
+    beside it, the parser names that first and Python the keyword: not matched.)"""
+    call = f"x.{name}({kwargs})"
+    assert _outcome(dyngrad, call, name) == _outcome(torch, call, name)
