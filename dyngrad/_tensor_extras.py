@@ -135,7 +135,7 @@ def pin_memory(self, device=None):
     raise RuntimeError("Cannot access accelerator device when none is available.")
 
 
-def set_(self, source=None, storage_offset=0, size=None, stride=None):
+def set_(self, source=None, storage_offset=None, size=None, stride=None):
     """Make ``self`` look at ``source``'s memory: a tensor's (its geometry, unless given) or a
     storage's (``size`` defaults to all of it). ``set_()`` makes ``self`` empty.
 
@@ -150,10 +150,10 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     from ._tensor import Tensor
     from .backends import numpy_backend as npb
     from .ops import shape_select
-    if type(storage_offset) is not int or size is None and (storage_offset != 0
-                                                            or stride is not None):
-        # (an offset needs a size, as in torch's overloads: the method's wrapper words this
-        # as its parser, from the arguments given)
+    if (storage_offset is None) != (size is None) or stride is not None and size is None \
+            or storage_offset is not None and type(storage_offset) is not int:
+        # (torch's overloads take an offset and a size together, or neither: the method's
+        # wrapper words this as its parser, from the arguments given)
         raise TypeError("set_(): no overload takes these arguments")
     _dispatch.check_inference_inplace(self)
     if self._requires_grad and self.grad_fn is None and _gm.is_grad_enabled():
@@ -179,7 +179,7 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
         st = Storage(source.buffer, source.device)
         itemsize = self._data.itemsize
         shape = (source.nbytes() // itemsize,) if size is None else tuple(size)
-        offset = storage_offset
+        offset = storage_offset or 0
     else:
         raise TypeError(f"set_(): argument 'source' must be Tensor or Storage, not "
                         f"{type(source).__name__}")

@@ -23,9 +23,8 @@ import types
 
 from ._tensor import METHOD_CODES
 from .ops import _arg_parser, legacy_removed as _removed
-from .ops._arg_parser import check_binding
+from .ops._arg_parser import check_binding, check_call
 from .ops._signatures import PYTHON_METHODS
-from .ops.fft_helpers import ISTFT
 from .ops.split import _split, _split_with_sizes
 
 # the bindings that torch's methods call and no public name of dyngrad stands for (torchgen's
@@ -60,9 +59,7 @@ def unflatten(self, dim, sizes):
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     if type(dim) is not int or not _ints(sizes):   # (the method's binding: its parser's words)
-        msg = _arg_parser.parse_error("unflatten", (dim, sizes), {}, True)
-        if msg is not None:
-            raise TypeError(msg)
+        check_call("unflatten", (dim, sizes), {}, True)
     return _torch.unflatten(self, dim, sizes)
 
 
@@ -90,10 +87,10 @@ def stft(self, n_fft, hop_length=None, win_length=None, window=None, center=True
 
 def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True,
           normalized=False, onesided=None, length=None, return_complex=False):
-    args = (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length)
-    # (torch.istft is the binding: its parser sees these arguments as this call gives them)
-    check_binding(ISTFT, args, {"return_complex": return_complex})
-    return _torch.istft(*args, return_complex=return_complex)
+    # (torch.istft is the binding: its parser sees the arguments by position, as here, and
+    # dyngrad's istft checks them so)
+    return _torch.istft(self, n_fft, hop_length, win_length, window, center, normalized,
+                        onesided, length, return_complex=return_complex)
 
 
 def lu(self, pivot=True, get_infos=False):

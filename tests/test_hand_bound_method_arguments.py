@@ -68,6 +68,10 @@ NEW_AND_SET = [
     "x.set_()", "x.set_(x)", "x.set_(x, 0, (2,))", "x.set_(x.untyped_storage())",
     "x.set_(source=x)", "x.set_(zzz=1)", "x.set_(1)", "x.set_(x, 'a')", "x.set_(x, 1)",
     "x.set_(x, 0, (2,), (1,), 5)", "x.set_(x, 0, 'a')",
+    # an offset comes with a size, or neither is given (a 0 offset included)
+    "x.set_(x, 0)", "x.set_(x, storage_offset=0)", "x.set_(x.untyped_storage(), 0)",
+    "x.set_(x, size=(2,))", "x.set_(x, stride=(1,))", "x.set_(x, 0, size=(2,))",
+    "x.set_(x.untyped_storage(), 1, (1,))", "x.set_(x.storage(), 'a')",
 ]
 
 

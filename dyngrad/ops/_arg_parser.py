@@ -74,7 +74,8 @@ _NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", 
 _TORCH_TYPES = {"dtype": "torch.dtype", "Size": "torch.Size", "device": "torch.device",
                 "layout": "torch.layout", "memory_format": "torch.memory_format",
                 "Generator": "torch._C.Generator", "finfo": "torch.finfo",
-                "iinfo": "torch.iinfo"}
+                "iinfo": "torch.iinfo", "UntypedStorage": "torch.storage.UntypedStorage",
+                "TypedStorage": "torch.storage.TypedStorage"}
 
 
 def type_name(value) -> str:
@@ -503,7 +504,15 @@ def binding_error(texts, args, kwargs=None):
 
 def check_binding(texts, args, kwargs=None) -> None:
     """Raise the TypeError of ``binding_error`` where the binding's parser refuses the call."""
-    msg = binding_error(texts, args, kwargs)
+    _raise(binding_error(texts, args, kwargs))
+
+
+def check_call(name: str, args, kwargs, is_method: bool) -> None:
+    """Raise the TypeError of ``parse_error`` where torch's parser refuses the call."""
+    _raise(parse_error(name, args, kwargs, is_method))
+
+
+def _raise(msg) -> None:
     if msg is not None:
         raise TypeError(msg)
 

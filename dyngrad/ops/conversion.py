@@ -22,7 +22,7 @@ from .creation import (ZEROS, _size_args, _tensor_cls, _type_name, alloc, cast_a
                        fill_array, finish, format_strides, full, number,
                        preserve_strides, suggest_memory_format, zeros_like, check_pin_memory)
 from ._autograd_utils import handle_r_to_c
-from ._arg_parser import parse_error
+from ._arg_parser import check_call, parse_error
 from ._registry import METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 
@@ -104,9 +104,7 @@ def _parse_to(self, args, kwargs):
     parser's full match costs more than the rest of the call)."""
     Tensor = _tensor_cls()
     if kwargs and _odd_keywords(args, kwargs, Tensor):
-        msg = parse_error("to", args, kwargs, True)
-        if msg is not None:
-            raise TypeError(msg)
+        check_call("to", args, kwargs, True)
         if "tensor" in kwargs:   # (the third overload's argument, by its name)
             kwargs = dict(kwargs)
             args = (kwargs.pop("tensor"),) + args
