@@ -584,7 +584,7 @@ def _(ctx, grad):
     need0, need1, need2 = ctx.needs_input_grad
     # (beta and alpha are keyword-only: a linear layer's call passes neither)
     if not ctx._kwargs and arrays_only(grad, mat1, mat2):
-        return (_bias_grad(ctx, grad) if need0 else grad,) + \
+        return (_bias_grad(ctx, grad) if need0 else None,) + \
             _product_grads(ctx, 1, grad, mat1, mat2, need1, need2)
     beta, alpha = (ctx.beta, ctx.alpha) if ctx._kwargs else (1, 1)
     g1 = g2 = None
@@ -594,7 +594,7 @@ def _(ctx, grad):
     if need2:
         g2 = _scale(grad.t().mm(conj(mat1)).t() if _column_major(mat2)
                     else conj(mat1.t()).mm(grad), alpha)
-    return _scale(grad, beta), g1, g2
+    return _scale(grad, beta) if need0 else None, g1, g2
 
 
 addmm.jvp(_fused_product_jvp)

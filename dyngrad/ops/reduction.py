@@ -247,8 +247,14 @@ def mean_all(xp, self, *, dtype=None):
 @mean_all.backward
 def _(ctx, grad):
     numel = ctx._saved_self_sym_numel
-    if arrays_only(grad):   # Note [Array formulas]: the expand and the division, on the array
-        return from_array(_npb.xp.broadcast_to(grad._data, ctx.self_shape) / numel)
+    if arrays_only(grad):
+        # Note [Array formulas]: the expand and the division, on the array: the 0-dim gradient
+        # divided once, then written into every element (the same value the division of each
+        # element of the expanded gradient gives; np.broadcast_to alone took 2 of the 3 us)
+        share = grad._data / numel
+        out = _npb.xp.empty(ctx.self_shape, share.dtype)
+        out.fill(share)
+        return from_array(out)
     return grad.expand(ctx.self_shape) / numel
 
 
