@@ -9,7 +9,7 @@ import subprocess
 import time
 import tracemalloc
 
-from . import checkpointing, optimizers, training, workloads
+from . import checkpointing, mlp_kernels, optimizers, training, workloads
 
 
 def _time_call(fn, inner: int) -> float:
@@ -159,7 +159,8 @@ def run_all(args) -> int:
     import torch
     torch.set_num_threads(args.threads)
     results = []
-    for w in workloads.ALL + training.ALL + optimizers.ALL + checkpointing.ALL:
+    for w in workloads.ALL + training.ALL + mlp_kernels.ALL + optimizers.ALL + \
+            checkpointing.ALL:
         if args.only and args.only not in w.name:
             continue
         print(f"running {w.name} …", flush=True)
