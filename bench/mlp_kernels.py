@@ -14,8 +14,8 @@ from .workloads import Workload
 
 
 def kernels_step(params, x, y, lr, update=True):
-    """One SGD step of the MLP 784-256-256-10 on dyngrad's kernels: each line is the kernel one
-    of the step's ops or backward formulas calls (named in the comment), on arrays."""
+    """One SGD step of the MLP 784-256-256-10 on dyngrad's kernels: each call is the one an op or
+    backward formula of the step makes (the comments name them), on the arrays."""
     from dyngrad.backends import numpy_backend as npb
     from dyngrad.ops.activation import relu, threshold_backward
     from dyngrad.ops.arithmetic import add

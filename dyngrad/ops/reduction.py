@@ -251,9 +251,10 @@ def _(ctx, grad):
         # Note [Array formulas]: the expand and the division, on the array: the 0-dim gradient
         # divided once, then written into every element (the same value the division of each
         # element of the expanded gradient gives; np.broadcast_to alone took 2 of the 3 us)
-        share = grad._data / numel
-        out = _npb.xp.empty(ctx.self_shape, share.dtype)
-        out.fill(share)
+        g = grad._data
+        out = _npb.xp.empty(ctx.self_shape, g.dtype)
+        if numel:   # (an empty input's gradient is empty: no division, nor its warning)
+            out.fill(g / numel)
         return from_array(out)
     return grad.expand(ctx.self_shape) / numel
 

@@ -54,6 +54,7 @@ CASES = {
     "2-norm over two dims": (lambda lib, x: lib.linalg.vector_norm(x, 2, (0, 2)), [(3, 4, 2)]),
     "2-norm of everything": (lambda lib, x: x.norm(), [(4, 3)]),
     "mean": (lambda lib, x: x.mean(), [(4, 6)]),
+    "mean of an empty tensor": (lambda lib, x: x.mean(), [(0, 3)]),
     "pow 2": (lambda lib, x: x ** 2, [(4, 6)]),
     "pow 0.5": (lambda lib, x: x.abs() ** 0.5, [(4, 6)]),
     "pow -1.5 of a 0-dim": (lambda lib, x: (x.abs() + 1) ** -1.5, [()]),
@@ -109,6 +110,27 @@ def test_tanh_double_backward_array_form():
     got = second(False)
     np.testing.assert_array_equal(got.numpy(), second(True).detach().numpy())
     np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-12)
+
+
+def test_empty_mean_backward_in_a_thread_divides_nothing():
+    """A thread keeps NumPy's default error state (warnings on): the empty input's gradient is
+    made without the division by its 0 elements that would warn there."""
+    import threading
+    import warnings
+    x = dyngrad.empty(0, 3, requires_grad=True)
+    y = x.mean()
+    caught = []
+
+    def run():
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            y.backward()
+        caught.extend(seen)
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert not caught
+    assert x.grad.shape == (0, 3) and x.grad.stride() == (3, 1)
 
 
 def test_array_forms_run_only_where_nothing_can_tell(taken):
