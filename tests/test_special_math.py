@@ -38,11 +38,23 @@ def _torch64(fn, x):
 # -- float64 accuracy of the backend --------------------------------------------------------------
 NORMAL = np.finfo(np.float64).tiny
 
+def _cody_erf(x):
+    """erf as a NumPy-only install computes it (Note [Cody's erf]), SciPy's route set aside."""
+    saved = sm._compiled_erf
+    sm._compiled_erf = False
+    try:
+        return sm.erf(x)
+    finally:
+        sm._compiled_erf = saved
+
+
+ERF_POINTS = _ranges(RNG.uniform(-6, 6, 20000), RNG.uniform(-0.5, 0.5, 5000),
+                     10.0 ** RNG.uniform(-310, 1.5, 3000), [0.46875, 4.0, 5.9, 6.0, 27.0])
+
 ACCURACY = {
     # name: (ours, torch's, inputs, max relative error, floor of the denominator)
-    "erf": (sm.erf, torch.erf, _ranges(RNG.uniform(-6, 6, 20000), RNG.uniform(-0.5, 0.5, 5000),
-                                       10.0 ** RNG.uniform(-310, 1.5, 3000),
-                                       [0.46875, 4.0, 5.9, 6.0, 27.0]), 1e-15, NORMAL),
+    "erf": (sm.erf, torch.erf, ERF_POINTS, 1e-15, NORMAL),
+    "erf without SciPy": (_cody_erf, torch.erf, ERF_POINTS, 1e-15, NORMAL),
     "erfc": (sm.erfc, torch.erfc, _ranges(RNG.uniform(-6, 27, 30000),
                                           [0.46875, 4.0, 10.0, 20.0, 26.0, 26.5]), 2e-15, NORMAL),
     "erfinv": (sm.erfinv, torch.erfinv, _ranges(RNG.uniform(-1, 1, 20000),
@@ -82,6 +94,21 @@ def test_float64_accuracy_against_torch(name):
     err = _rel_error(ours, theirs, floor)
     worst = int(np.argmax(err))
     assert err[worst] <= bound, f"{name}({x[worst]!r}) = {ours[worst]!r}, torch {theirs[worst]!r}"
+
+
+def test_erf_is_scipys_where_scipy_is_installed():
+    """The test extras install SciPy: erf is then its ufunc (Note [Cody's erf]), bit for bit,
+    still a float64 array for a 0-dim input, with inf, NaN and signed zeros as torch's."""
+    from scipy.special import erf as scipy_erf
+    edges = _ranges([0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -30.0])
+    x = _ranges(ERF_POINTS[:500], edges)
+    np.testing.assert_array_equal(sm.erf(x), scipy_erf(x))
+    np.testing.assert_array_equal(sm.erf(edges), _torch64(torch.erf, edges))
+    zero_dim = sm.erf(np.float32(-0.0))
+    assert type(zero_dim) is np.ndarray and zero_dim.shape == () and zero_dim.dtype == np.float64
+    assert np.signbit(zero_dim)
+    for special in ([0.0, -0.0, np.inf, -np.inf, np.nan], [0.5, -2.0]):
+        np.testing.assert_array_equal(np.signbit(sm.erf(special)), np.signbit(_cody_erf(special)))
 
 
 def test_erfc_underflows_through_the_subnormals_like_torch():

@@ -5,7 +5,8 @@ last place: float64 for erf, erfc, erfinv, lgamma and zeta (callers cast); digam
 polygamma compute in the input's precision (float for half), as torch's own kernels do (see
 Note [digamma as torch computes it]). Values at the poles and domain edges follow torch
 (``lgamma(0) = inf``, ``digamma(0) = -inf``, ``digamma(-0.0) = inf``, ``digamma(-1) = nan``).
-Only NumPy is used; erf is imported on its own by ``nn.functional.gelu``.
+Only NumPy is used, but for erf where SciPy is installed (Note [Cody's erf]); erf is imported on
+its own by ``nn.functional.gelu``.
 
 Note [Cody's erf]
 ~~~~~~~~~~~~~~~~~
@@ -14,6 +15,13 @@ in three ranges of y = |x|: y <= 0.46875 (erf directly), up to 4 and beyond (erf
 exp(-y^2) times a rational function of y or of 1/y^2). exp(-y^2) is split as
 exp(-ysq^2) * exp(-(y - ysq)(y + ysq)) with ysq = y rounded down to 1/16, so that y^2 is not
 rounded before the exponential (the relative error of exp(-y^2) would be y^2 * eps otherwise).
+
+Written in NumPy, the three ranges cost masks, gathers and scatters: 316 us for 8192 float64
+values, most of a GELU's forward and backward (860 us against torch's 83 on a (64, 128) batch).
+Where SciPy is installed (the ``fast`` extra) erf is ``scipy.special.erf`` instead, a compiled
+ufunc (Cephes) as accurate against torch as Cody's here (relative error 4.0e-16 against 4.6e-16
+over tests/test_special_math.py's points) and 3.5x faster (88 us there). erfc stays Cody's: SciPy's
+loses precision in the subnormal tail, where torch's keeps it.
 
 Note [lgamma]
 ~~~~~~~~~~~~~
@@ -109,9 +117,27 @@ def _erfc_large(y):
     return out
 
 
+_compiled_erf = None   # scipy.special.erf once looked up; False when SciPy is missing
+
+
+def _scipy_erf():
+    """SciPy's erf ufunc, or None without SciPy (Note [Cody's erf])."""
+    global _compiled_erf
+    if _compiled_erf is None:
+        try:
+            from scipy.special import erf as compiled
+        except Exception:   # (not installed, or an install that cannot load: Cody's)
+            compiled = False
+        _compiled_erf = compiled
+    return _compiled_erf or None
+
+
 def erf(x):
     """The error function, 2/sqrt(pi) * integral of exp(-t^2) from 0 to x."""
     x = np.asarray(x, dtype=_F)
+    compiled = _compiled_erf if _compiled_erf is not None else _scipy_erf()
+    if compiled:
+        return compiled(x, out=np.empty_like(x))
     y = np.abs(x)
     out = np.empty_like(x)
     small = y <= _SMALL_RANGE
