@@ -24,7 +24,8 @@ def taken(monkeypatch):
     def counting(*tensors):
         answers.append(original(*tensors))
         return answers[-1]
-    for module in ("linalg", "norms", "reduction", "arithmetic", "unary", "loss_nll"):
+    for module in ("linalg", "norms", "reduction", "arithmetic", "unary", "loss_nll",
+                   "normalization"):
         monkeypatch.setattr(importlib.import_module(f"dyngrad.ops.{module}"), "arrays_only",
                             counting)
     monkeypatch.setattr(_autograd_utils, "arrays_only", counting)
@@ -68,6 +69,18 @@ CASES = {
         x, lib.tensor([0, 3, 6, 1, 2]), reduction="sum"), [(5, 7)]),
     "nll_loss ignore_index": (lambda lib, x: lib.nn.functional.nll_loss(
         x, lib.tensor([0, -100, 6, 1, 2])), [(5, 7)]),
+    "layer_norm": (lambda lib, x, w, b: lib.nn.functional.layer_norm(x, (7,), w, b),
+                   [(5, 7), (7,), (7,)]),
+    "layer_norm over two dims, no affine": (
+        lambda lib, x: lib.nn.functional.layer_norm(x, (3, 4)), [(2, 3, 4)]),
+    "layer_norm of the whole input, weight only": (
+        lambda lib, x, w: lib.nn.functional.layer_norm(x, (5, 7), w), [(5, 7), (5, 7)]),
+    "batch_norm training": (lambda lib, x, w, b: lib.nn.functional.batch_norm(
+        x, None, None, w, b, training=True), [(4, 3, 5, 2), (3,), (3,)]),
+    "batch_norm training, running statistics, no affine": (
+        lambda lib, x: lib.nn.functional.batch_norm(
+            x, lib.zeros(5, dtype=x.dtype), lib.ones(5, dtype=x.dtype), training=True),
+        [(6, 5)]),
 }
 
 
@@ -96,6 +109,26 @@ def test_array_form_equals_op_form_and_torch(name, dtype, taken):
         assert a.stride() == o.stride() == t.stride()
         tol = 1e-5 if dtype == "float32" else 1e-12
         np.testing.assert_allclose(a.numpy(), t.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_layer_norm_gradients_are_contiguous_for_a_transposed_grad(create_graph):
+    """torch's layer-norm backward kernel writes the input's gradient contiguous whatever the
+    layout of the incoming gradient; both of dyngrad's forms do the same."""
+    strides = {}
+    for lib in (dyngrad, torch):
+        x = lib.tensor(_data(0, (6, 5), "float32"), requires_grad=True)
+        w = lib.tensor(_data(1, (5,), "float32"), requires_grad=True)
+        b = lib.tensor(_data(2, (5,), "float32"), requires_grad=True)
+        cot = lib.tensor(_data(3, (5, 6), "float32")).t()
+        out = lib.nn.functional.layer_norm(x, (5,), w, b)
+        grads = lib.autograd.grad(out, (x, w, b), cot, create_graph=create_graph)
+        strides[lib] = [g.stride() for g in grads]
+        if lib is torch:
+            for g, mine in zip(grads, values):
+                np.testing.assert_allclose(mine, g.detach().numpy(), rtol=1e-5, atol=1e-5)
+        values = [g.detach().numpy() for g in grads]
+    assert strides[dyngrad] == strides[torch] == [(5, 1), (1,), (1,)]
 
 
 def test_tanh_double_backward_array_form():
