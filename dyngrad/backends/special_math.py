@@ -135,8 +135,8 @@ def _scipy_erf():
 def erf(x):
     """The error function, 2/sqrt(pi) * integral of exp(-t^2) from 0 to x."""
     x = np.asarray(x, dtype=_F)
-    compiled = _compiled_erf if _compiled_erf is not None else _scipy_erf()
-    if compiled:
+    compiled = _scipy_erf()
+    if compiled is not None:
         return compiled(x, out=np.empty_like(x))
     y = np.abs(x)
     out = np.empty_like(x)

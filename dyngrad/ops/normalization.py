@@ -33,7 +33,6 @@ from .creation import copy_with_strides, suggest_memory_format
 from ..autograd.forward_ad import FROM_BACKWARD
 from ._autograd_utils import arrays_only, contiguous, from_array
 from .reduction import mean_dim, sum_dim
-from .unary import rsqrt
 
 
 def _channel_shape(ndim: int, c: int) -> tuple:
@@ -76,12 +75,13 @@ def _mean_and_variance(xp, x, axes, count):
 def _normalisation_grads(grad, x, weight, mean, rstd, dims, sum_dims, need):
     """The gradients of a normalisation over `dims` (Note [Normalisation backward]) for the
     input, its weight and its bias, in their array form (Note [Array formulas]): the kernels
-    that ``_stats``, ``_normalised_grad`` and the two sums over `sum_dims` call through their
-    ops, in that order, on the arrays. `weight` is the weight's array shaped to broadcast (or
-    None); `grad` may have any layout; the input's gradient comes back C-contiguous, as the
-    callers' ops make it. `mean` and `rstd` are the forward's saved statistics, shaped to
-    broadcast: made by ``_mean_and_variance``, they are what ``_stats`` computes again (its
-    ``rsqrt`` is ``reciprocal(sqrt(v))``, the forward's ``1 / sqrt(v)``, the same division).
+    that ``_normalised_grad`` and the two sums over `sum_dims` call through their ops, in that
+    order, on the arrays, with ``_stats``'s from the forward's statistics. `weight` is the
+    weight's array shaped to broadcast (or None); `grad` may have any layout; the input's
+    gradient comes back C-contiguous, as the callers' ops make it. `mean` and `rstd` are the
+    forward's saved statistics, shaped to broadcast: made by ``_mean_and_variance``, they are
+    what ``_stats`` computes again (its ``rsqrt`` is ``reciprocal(sqrt(v))``, the forward's
+    ``1 / sqrt(v)``, the same division).
     A layer norm's formula on a (64, 128) float32 batch: 16 dispatched ops, 104 -> 51 us; a
     batch norm's on (16, 8, 16, 16): 264 -> 165 us."""
     xp = _npb.xp
