@@ -19,7 +19,11 @@ INF, NAN = math.inf, math.nan
 
 def _np(t):
     if isinstance(t, torch.Tensor):
+        if t.dtype == torch.bfloat16:   # (NumPy has no bfloat16: compared in float32)
+            t = t.float()
         return t.detach().numpy(force=True).copy()   # (torch's second derivatives: ZeroTensors)
+    if t.dtype == dyngrad.bfloat16:
+        t = t.float()
     return np.array(t._data, copy=True)
 
 
@@ -172,6 +176,34 @@ def test_norm_gradient_at_zero_is_zero():
     assert not np.isnan(_np(ours["grad"][0])).any()
     like_torch(lambda lib, x: lib.linalg.vector_norm(x, 2, 1), [[0.0, 0.0], [3.0, 4.0]])
     like_torch(lambda lib, x: lib.linalg.vector_norm(x, 3, 1), [[0.0, 0.0], [3.0, 4.0]])
+
+
+# torch's CPU norm kernels accumulate a float32 tensor in float32 (and float16 / bfloat16 in
+# float32, their opmath type): squares past float32's range give inf, those below it 0
+@pytest.mark.parametrize("ord", [2, 3, 1, 0.5, INF, -INF, 0])
+@pytest.mark.parametrize("dim", [None, 1, (0, 1)], ids=["all", "dim", "dims"])
+def test_float32_norm_overflows_and_underflows_as_torch(ord, dim):
+    like_torch(lambda lib, x: lib.linalg.vector_norm(x, ord, dim),
+               [[1e20, 1.0], [3e-30, 4e-30]], dtype="float32")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_norm_accumulates_in_float32(dtype):
+    """300**2 + 400**2 is past float16's range; torch sums the squares in float32."""
+    like_torch(lambda lib, x: lib.linalg.vector_norm(x), [300.0, 400.0], dtype=dtype)
+    like_torch(lambda lib, x: lib.linalg.vector_norm(x, 2, 1), [[300.0, 400.0], [3.0, 4.0]],
+               dtype=dtype)
+
+
+def test_large_float32_norm_close_to_torch():
+    """A whole (256, 784) gradient's norm and a norm per row: torch's value to float32's
+    rounding over that many terms (both sum in float32, in different orders)."""
+    x = np.random.default_rng(3).standard_normal((256, 784)).astype(np.float32) * 1e-3
+    for dim in (None, 1, 0):
+        ours = dyngrad.linalg.vector_norm(dyngrad.tensor(x), 2, dim)
+        theirs = torch.linalg.vector_norm(torch.tensor(x), 2, dim)
+        assert ours.dtype == dyngrad.float32 and ours.shape == theirs.shape
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=2e-6)
 
 
 @pytest.mark.parametrize("ord", [0, 1, 2, 3, 0.5, -1, INF, -INF])

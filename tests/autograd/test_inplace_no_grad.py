@@ -35,6 +35,13 @@ CASES = {
     "add_ partial overlap": lambda lib, x, y: x.view(-1)[1:].add_(x.view(-1)[:-1]),
     "add_ into an expanded tensor": lambda lib, x, y: y[0].expand(2, 3).add_(y),
     "mul_ shape mismatch": lambda lib, x, y: x[0].mul_(y),
+    # a 0-dim tensor operand (clip_grad_norm_'s coefficient): broadcast, promoted, overlapping
+    "mul_ 0-dim": lambda lib, x, y: x.mul_(y.sum()),
+    "add_ 0-dim alpha": lambda lib, x, y: x.add_(y[1, 1].clone(), alpha=3),
+    "mul_ 0-dim float64": lambda lib, x, y: x.mul_(y.double().sum()),
+    "mul_ 0-dim of itself": lambda lib, x, y: x.mul_(x[0, 0]),
+    "mul_ 0-dim into an element": lambda lib, x, y: x[1, 2].mul_(y.sum()),
+    "mul_ 0-dim into a transposed view": lambda lib, x, y: x.t().mul_(y.sum()),
     # numbers and three-operand ops (an Adam step: mul_, add_, lerp_, addcmul_, addcdiv_)
     "mul_ number": lambda lib, x, y: x.mul_(0.999),
     "add_ number": lambda lib, x, y: x.add_(1e-8),
@@ -134,13 +141,18 @@ def test_the_optimizer_step_takes_the_shortcut(monkeypatch):
     without the general path (the cases above then check it against torch)."""
     from dyngrad.ops import _dispatch
     p, g = _x(dyngrad), _y(dyngrad)
+    coef = g[0, 0].clone()   # (a 0-dim tensor: clip_grad_norm_'s scaling)
     with dyngrad.no_grad():
         p.add_(g, alpha=0.5)
         p.mul_(g)
+        p.mul_(coef)
+        p.add_(coef, alpha=2)
 
         def general(*args, **kwargs):
             raise AssertionError("took the general path")
         monkeypatch.setattr(_dispatch, "_run_general", general)
         p.add_(g, alpha=0.5)
         p.mul_(g)
-    assert p._version == 4
+        p.mul_(coef)
+        p.add_(coef, alpha=2)
+    assert p._version == 8

@@ -59,6 +59,19 @@ def test_clip_grad_norm_inputs():
         lib.nn.utils.clip_grad_norm_(params, 1.0, error_if_nonfinite=True)
     same_error(nonfinite)
 
+    def overflowing(lib):   # float32 squares past float32's range: an inf norm, as torch's
+        params = [lib.nn.Parameter(lib.ones(2))]
+        params[0].grad = lib.tensor([1e20, 1.0])
+        lib.nn.utils.clip_grad_norm_(params, 1.0, error_if_nonfinite=True)
+    same_error(overflowing)
+
+    def overflowing_unchecked(lib):
+        params = [lib.nn.Parameter(lib.ones(2))]
+        params[0].grad = lib.tensor([1e20, 1.0])
+        total = lib.nn.utils.clip_grad_norm_(params, 1.0)
+        return total.item(), params[0].grad.tolist()
+    same_result(overflowing_unchecked)
+
     def deprecated(lib):
         import warnings
         with warnings.catch_warnings(record=True) as w:
