@@ -238,20 +238,31 @@ def leading_sum(x: np.ndarray, lead: int):
 # Note [Row sums as one flat add.at]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # An embedding's gradient adds each looked-up row's gradient into its weight row, repeated
-# indices summing: ``np.add.at(out, index, rows)``. With rows of several elements, NumPy's
-# ``add.at`` takes a slow path, one row at a time (294 us for 640 rows of 64 float32 into a
-# (1000, 64) table); with a 1-D array and 1-D indices it has a fast loop. So the rows go in as
-# one flat array, each element with its flat position ``index * width + column``: 76 us for
-# the same sum. Each element of ``out`` still receives its additions in the order of the rows,
-# as from the 2-D ``add.at`` and torch's loop of axpy's, so the sums are the same bit for bit.
+# indices summing: ``np.add.at(out, index, rows)``; index_add and an accumulating index_put do
+# the same along some dim. With more than one element per index, NumPy's ``add.at`` takes a
+# slow path, one row at a time (294 us for 640 rows of 64 float32 into a (1000, 64) table);
+# with a 1-D array and 1-D indices it has a fast loop. So the values go in as one flat array,
+# each element with its flat position in ``out``: 76 us for the same sum. Each element of
+# ``out`` still receives its additions in the order of the indices, as from the row-wise
+# ``add.at`` and from torch's loops, so the sums are the same bit for bit.
 
-def add_rows_at(out: np.ndarray, index: np.ndarray, rows: np.ndarray) -> None:
-    """``out[index[i]] += rows[i]`` for every i in order, repeated indices summing (NumPy's
-    ``add.at`` over the first axis; Note [Row sums as one flat add.at]). `index`: 1-D
-    integers in ``range(len(out))``; `rows`: ``(len(index),) + out.shape[1:]``."""
-    width = out.size // out.shape[0] if out.shape[0] else 0
-    if width < 2 or not out.flags.c_contiguous:
-        np.add.at(out, index, rows)
+def add_at_axis(out: np.ndarray, axis: int, index: np.ndarray, values) -> None:
+    """``out[(:,) * axis + (index[j],)] += values[(:,) * axis + (j,)]`` for every j in
+    order, repeated indices summing (NumPy's ``add.at`` along `axis`; Note [Row sums as one
+    flat add.at]). `index`: 1-D integers, negative ones counting from the end; `values`:
+    broadcastable to ``out``'s shape with ``len(index)`` at `axis`."""
+    shape = out.shape
+    n = shape[axis]
+    outer, inner = math.prod(shape[:axis]), math.prod(shape[axis + 1:])
+    if outer * inner < 2 or not out.flags.c_contiguous or not index.size:
+        np.add.at(out, (slice(None),) * axis + (index,), values)
         return
-    flat = (index.astype(np.int64, copy=False)[:, None] * width + np.arange(width)).reshape(-1)
-    np.add.at(out.reshape(-1), flat, rows.reshape(-1))
+    index = index.astype(np.int64, copy=False)
+    if index.min() < 0:
+        index = np.where(index < 0, index + n, index)
+    k = index.size
+    flat = index[:, None] * inner + np.arange(inner)
+    if outer > 1:
+        flat = (np.arange(outer)[:, None, None] * (n * inner) + flat).reshape(-1)
+    values = np.broadcast_to(values, shape[:axis] + (k,) + shape[axis + 1:])
+    np.add.at(out.reshape(-1), flat.reshape(-1), values.reshape(-1))

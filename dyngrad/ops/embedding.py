@@ -72,7 +72,7 @@ def embedding_dense_backward(xp, grad_output, indices, num_weights, padding_idx,
         counts = xp.bincount(idx, minlength=num_weights)
         g = g / counts[idx][:, None]
     out = xp.zeros((num_weights, g.shape[1]), grad_output.dtype)
-    _npb.add_rows_at(out, idx, g.astype(grad_output.dtype, copy=False))
+    _npb.add_at_axis(out, 0, idx, g.astype(grad_output.dtype, copy=False))
     return out
 
 
@@ -194,7 +194,7 @@ def _embedding_bag(xp, weight, indices, offsets, per_sample_weights=None,
         rows = weight[idx]
         if per_sample_weights is not None:
             rows = rows * per_sample_weights.reshape(-1)[:, None]
-        _npb.add_rows_at(out, offset2bag[valid], rows[valid].astype(weight.dtype, copy=False))
+        _npb.add_at_axis(out, 0, offset2bag[valid], rows[valid].astype(weight.dtype, copy=False))
         if mode == 1:
             out = out / xp.maximum(counts, 1)[:, None].astype(weight.dtype)
             bag_size = counts.astype(xp.int64)

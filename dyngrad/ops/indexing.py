@@ -603,7 +603,13 @@ def _index_put_array(dst, entries, value, accumulate=False, check_overlap=True):
         raise refuse("index_put", dtype)
     _check_bounds(dst.shape, arrays, dims)
     idx = _np_index(arrays)
-    if accumulate:
+    if accumulate and len(dims) == 1:   # one index tensor (x[i]'s gradient): along its dim
+        d = dims[0]
+        index = arrays[d]
+        value = _xp.broadcast_to(value, result_shape).reshape(
+            dst.shape[:d] + (index.size,) + dst.shape[d + 1:])
+        _npb.add_at_axis(dst, d, index.reshape(-1), value)
+    elif accumulate:
         _xp.add.at(dst, idx, value)
     else:
         dst[idx] = value   # NumPy places separated index dims first, as torch does

@@ -13,15 +13,12 @@ from __future__ import annotations
 
 from .._promotion import Promote
 from .._utils import broadcast_shapes, canonical_dim
+from ..backends import numpy_backend as _npb
 from ._geometry import _numel
 from .creation import laid_out_like
 from ._registry import defop
 from ..autograd.forward_ad import AUTO_LINEAR
 from .view_backward import backward_only
-
-
-def _index_tuple(index, dim):
-    return (slice(None),) * dim + (index.reshape(-1),)
 
 
 @defop("index_add", node="IndexAddBackward0", promote=Promote.NONE,
@@ -35,7 +32,7 @@ def _index_add(xp, self, source, index, dim, alpha=1):
     else:
         if src.ndim == 0:
             src = src.reshape(1)
-        xp.add.at(out, _index_tuple(index, canonical_dim(dim, out.ndim)), src)
+        _npb.add_at_axis(out, canonical_dim(dim, out.ndim), index.reshape(-1), src)
     return out
 
 

@@ -1,6 +1,7 @@
-"""Row sums at indices as one flat ``add.at`` (Note [Row sums as one flat add.at] in
-dyngrad/backends/numpy_backend.py): the same sums as NumPy's row-wise ``add.at``, bit for bit,
-and an embedding's gradient equal to torch's bit for bit, repeated indices included."""
+"""Sums at indices along a dim as one flat ``add.at`` (Note [Row sums as one flat add.at] in
+dyngrad/backends/numpy_backend.py): the same sums as NumPy's ``add.at`` along the dim, bit for
+bit; an embedding's gradient, index_add and an accumulating index_put equal to torch's bit for
+bit, repeated indices included."""
 from __future__ import annotations
 
 import numpy as np
@@ -22,7 +23,7 @@ def test_same_sums_as_rowwise_add_at(dtype, out_shape, n_rows):
     start = (rng.standard_normal(out_shape) * 100).astype(dtype)
     want, got = start.copy(), start.copy()
     np.add.at(want, index, rows)
-    npb.add_rows_at(got, index, rows)
+    npb.add_at_axis(got, 0, index, rows)
     assert got.tobytes() == want.tobytes()
 
 
@@ -32,7 +33,7 @@ def test_int32_indices_and_a_strided_row_block():
     rows = rng.standard_normal((40, 10)).astype(np.float32)[:, ::2]   # (not contiguous)
     want, got = np.zeros((6, 5), np.float32), np.zeros((6, 5), np.float32)
     np.add.at(want, index, rows)
-    npb.add_rows_at(got, index, rows)
+    npb.add_at_axis(got, 0, index, rows)
     assert got.tobytes() == want.tobytes()
 
 
@@ -68,3 +69,57 @@ def test_embedding_bag_like_torch(mode):
         outs.append((out.detach().numpy(), w.grad.numpy()))
     np.testing.assert_allclose(outs[0][0], outs[1][0], rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape,axis", [((6, 5, 4), 0), ((6, 5, 4), 1), ((6, 5, 4), 2),
+                                        ((3, 7), 1), ((1, 7, 1), 1)])
+@pytest.mark.parametrize("broadcast", [False, True])
+def test_along_any_axis_with_negative_indices(shape, axis, broadcast):
+    rng = np.random.default_rng(5)
+    n = shape[axis]
+    index = rng.integers(-n, n, 25)
+    vshape = shape[:axis] + (25,) + shape[axis + 1:]
+    values = rng.standard_normal((1,) + vshape[1:] if broadcast else vshape).astype(np.float32)
+    want = rng.standard_normal(shape).astype(np.float32)
+    got = want.copy()
+    np.add.at(want, (slice(None),) * axis + (index,), values)
+    npb.add_at_axis(got, axis, index, values)
+    assert got.tobytes() == want.tobytes()
+
+
+def _same_bits(fn):
+    """`fn(lib, x, index, values)` gives the same bits on both libraries: x (30, 8, 5), 50
+    indices in [-8, 8), values (50, 30, 5)."""
+    rng = np.random.default_rng(6)
+    arrays = [rng.standard_normal((30, 8, 5)).astype(np.float32),
+              rng.integers(-8, 8, 50), rng.standard_normal((50, 30, 5)).astype(np.float32)]
+    outs = [fn(lib, *[lib.tensor(a) for a in arrays]).detach().numpy() for lib in (dyngrad, torch)]
+    assert outs[0].tobytes() == outs[1].tobytes()
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_index_add_is_torchs_bit_for_bit(dim):
+    def fn(lib, x, i, v):
+        shape = list(x.shape)
+        shape[dim] = 50
+        source = lib.cat([v.reshape(-1)] * 2)[:int(np.prod(shape))].reshape(shape)
+        return x.index_add(dim, i % x.shape[dim], source * 1.37, alpha=0.5)
+    _same_bits(fn)
+
+
+def test_index_put_accumulate_is_torchs_bit_for_bit():
+    _same_bits(lambda lib, x, i, v: x.index_put((i + 8,), v[:, :8], accumulate=True))
+    _same_bits(lambda lib, x, i, v: x.index_put((i + 8,), v[0, :8], accumulate=True))
+    _same_bits(lambda lib, x, i, v: x.transpose(0, 1).index_put((i,), v, accumulate=True))
+
+
+@pytest.mark.parametrize("where", ["rows", "columns"])
+def test_gradient_of_indexing_is_torchs_bit_for_bit(where):
+    def fn(lib, x, i, v):
+        x = x.clone().requires_grad_()
+        if where == "rows":
+            (x[i + 8] * v[:, :8]).sum().backward()
+        else:
+            (x[:, i] * v.transpose(0, 1)).sum().backward()
+        return x.grad
+    _same_bits(fn)
