@@ -536,6 +536,18 @@ TWIN_CASES = [
     ("expand_keeps_size1", lambda lib, x: x[:, :1].contiguous().expand(2, -1, -1, -1)),
     ("expand_new_dims", lambda lib, x: x[0, :1, :1].contiguous().expand(4, 1, 2, 3, -1)),
     ("expand_same", lambda lib, x: x.expand(-1, -1, -1, -1)),
+    ("select", lambda lib, x: x.select(2, 1)),
+    ("select_negative", lambda lib, x: x.select(-1, -2)),
+    ("select_twice", lambda lib, x: x[1][2]),
+    ("select_to_0d", lambda lib, x: x[1, 2, 2, 1]),
+    ("slice", lambda lib, x: x[:, 1:3]),
+    ("slice_step", lambda lib, x: x[..., 1::2]),
+    ("slice_negative_bounds", lambda lib, x: x[:, -2:-1]),
+    ("slice_clamped", lambda lib, x: x[:, -10:10]),
+    ("slice_empty", lambda lib, x: x[:, 2:1]),
+    ("slice_one", lambda lib, x: x[:, :, 3::5]),
+    ("basic_indexing", lambda lib, x: x[:, 0, ::2, 1:]),
+    ("narrow", lambda lib, x: x.narrow(-1, 1, 2)),
 ]
 
 
@@ -551,7 +563,7 @@ def test_numpy_view_twins_equal_the_geometry_kernel(base_name, name, fn):
     assert geometry(fn(dyngrad, BASES[base_name](dyngrad))) == want
     twins = {s: s.array_view for s in _registry._SPECS.values() if s.array_view is not None}
     assert {s.name for s in twins} >= {"t", "transpose.int", "permute", "view", "unsqueeze",
-                                       "squeeze.dim", "expand"}
+                                       "squeeze.dim", "expand", "select.int", "slice.Tensor"}
     try:
         for s in twins:
             s.array_view = None    # the geometry kernel alone

@@ -211,6 +211,8 @@ def _run_view(spec, args, kwargs):
     reorders shape and strides, which is exactly what NumPy's ``a.T`` / ``swapaxes`` /
     ``transpose`` do to the array; ``view``, ``unsqueeze`` and ``squeeze(dim)`` of a
     C-contiguous array are NumPy's ``reshape`` where torch's strides are the contiguous ones.
+    ``select`` and ``slice`` are NumPy's basic indexing, which keeps the other dims' strides:
+    their twins also say how many elements further into the storage the view starts.
     Such an op declares that twin with ``@spec.numpy_view``, and the dispatcher asks NumPy for
     the array instead of mapping the geometry and building an array over the storage buffer (a
     linear layer's ``w.t()`` costs a third as much). The twin returns None for anything else (a
@@ -238,7 +240,8 @@ def _run_view(spec, args, kwargs):
         arr = spec.array_view(data, *args[1:])
     if arr is not None:
         result = None
-        outs = (self._view_of_array(arr, self._offset),)
+        arr, moved = arr if type(arr) is tuple else (arr, 0)
+        outs = (self._view_of_array(arr, self._offset + moved),)
     else:
         itemsize = data.itemsize
         geom = (data.shape, tuple([s // itemsize for s in data.strides]), self._offset)
@@ -277,7 +280,11 @@ def fast_view(spec, self, rest):
     arr = twin(self._data, *rest)
     if arr is None:
         return None
-    out = self._view_of_array(arr, self._offset)
+    if type(arr) is tuple:   # (a view further into the storage: select, slice)
+        arr, moved = arr
+        out = self._view_of_array(arr, self._offset + moved)
+    else:
+        out = self._view_of_array(arr, self._offset)
     if _grad_state.grad_enabled:
         if self._requires_grad and spec.node_cls is not None:
             if spec.one_input_plain:

@@ -672,6 +672,13 @@ def copy_to(dst, src) -> None:
 # ---------------------------------------------------------------------------------------------
 # __getitem__ / __setitem__
 # ---------------------------------------------------------------------------------------------
+def _ints_and_slices(index) -> bool:
+    for obj in index:
+        if type(obj) is not slice and type(obj) is not int:
+            return False
+    return True
+
+
 def getitem(self, index):
     """``self[index]``: views for basic indexing, a copy for advanced (tensors, lists, masks)."""
     t = type(index)
@@ -685,6 +692,18 @@ def getitem(self, index):
         return S.alias(self)
     if _is_long(index) and not isinstance(index, _tensor_cls()):
         return _apply_select(self, 0, operator.index(index), 0)
+    if t is tuple and len(index) <= self._data.ndim and _ints_and_slices(index):
+        # (``x[:, 0, ::2]``) apply_slicing's steps for these entries, which make views only,
+        # without its passes over the entries for other kinds
+        result = self
+        dim = 0
+        for i, obj in enumerate(index):
+            if type(obj) is slice:
+                result = _apply_slice(result, dim, obj, False)
+                dim += 1
+            else:
+                result = _apply_select(result, dim, obj, i)
+        return S.alias(result) if result is self else result
     sliced, indices = apply_slicing(self, _as_tuple(index))
     if not indices:
         return S.alias(sliced) if sliced is self else sliced

@@ -39,6 +39,23 @@ def _select(geom, dim, index):
     return _select_geom(*geom, dim, index)
 
 
+@_select.numpy_view
+def _(a, dim, index):
+    # NumPy's basic indexing keeps the other dims' strides, as torch's select does; the view
+    # starts `index` strides further into the storage (Note [Views NumPy makes directly]).
+    # An empty array, a bad dim or index take the kernel (and its errors)
+    nd = a.ndim
+    if type(dim) is int and type(index) is int and -nd <= dim < nd and a.size:
+        d = dim % nd
+        size = a.shape[d]
+        if -size <= index < size:
+            if index < 0:
+                index += size
+            # (the Ellipsis: a 0-dim result is an array over the memory, not a NumPy scalar)
+            return a[(slice(None),) * d + (index, Ellipsis)], index * a.strides[d] // a.itemsize
+    return None
+
+
 @_select.backward
 def _(ctx, grad):
     return _vb.select_backward(grad, ctx.self_shape, ctx.dim, ctx.index)
@@ -77,6 +94,27 @@ def _slice_geom(shape, stride, offset, dim, start, end, step):
 @defop("slice.Tensor", node="SliceBackward0", view=True, variants=())
 def _slice(geom, dim=0, start=None, end=None, step=1):
     return _slice_geom(*geom, dim, start, end, step)
+
+
+@_slice.numpy_view
+def _(a, dim=0, start=None, end=None, step=1):
+    # the kernel's bounds (clamped as ATen clamps them), then NumPy's basic slicing, which
+    # gives the same size, stride times step and start (Note [Views NumPy makes directly]).
+    # An empty array or result, bad arguments take the kernel
+    nd = a.ndim
+    if not (nd and a.size and type(dim) is int and -nd <= dim < nd and type(step) is int
+            and step > 0 and (start is None or type(start) is int)
+            and (end is None or type(end) is int)):
+        return None
+    d = dim % nd
+    n = a.shape[d]
+    start = 0 if start is None else start + n if start < 0 else start
+    end = n if end is None else end + n if end < 0 else end
+    start = min(max(start, 0), n)
+    end = min(max(end, start), n)
+    if end == start:
+        return None
+    return a[(slice(None),) * d + (slice(start, end, step),)], start * a.strides[d] // a.itemsize
 
 
 @_slice.backward
