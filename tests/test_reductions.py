@@ -187,6 +187,25 @@ def test_float32_norm_overflows_and_underflows_as_torch(ord, dim):
                [[1e20, 1.0], [3e-30, 4e-30]], dtype="float32")
 
 
+@pytest.mark.parametrize("dim", [None, 1])
+def test_overflowing_norm_in_a_thread_warns_nothing(dim):
+    """A thread keeps NumPy's default error state (warnings on); torch's norm warns nothing."""
+    import threading
+    x = dyngrad.tensor([[1e20, 1.0], [3.0, 4.0]])
+    got, caught = [], []
+
+    def run():
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            got.append(dyngrad.linalg.vector_norm(x, 2, dim).tolist())
+        caught.extend(seen)
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert not caught and got == [torch.linalg.vector_norm(torch.tensor(x.tolist()), 2, dim)
+                                  .tolist()]
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_half_norm_accumulates_in_float32(dtype):
     """300**2 + 400**2 is past float16's range; torch sums the squares in float32."""

@@ -84,13 +84,15 @@ def _vector_norm(xp, self, ord=2, dim=None, keepdim=False, *, dtype=None):
         for a in axes:
             if self.shape[a] != 1:   # (else |x| exactly, below)
                 x = self if self.itemsize >= 4 else self.astype(xp.float32)
-                if len(axes) == x.ndim and x.flags.c_contiguous:
-                    flat = x.reshape(-1)
-                    r = xp.sqrt(xp.dot(flat, flat))
-                    if keepdim:
-                        r = r.reshape((1,) * x.ndim)
-                else:
-                    with xp.errstate(over="ignore", invalid="ignore"):
+                # (the error state: a thread keeps NumPy's warnings on, where the squares of
+                # large entries would warn of their overflow; torch's does not)
+                with xp.errstate(over="ignore", invalid="ignore"):
+                    if len(axes) == x.ndim and x.flags.c_contiguous:
+                        flat = x.reshape(-1)
+                        r = xp.sqrt(xp.dot(flat, flat))
+                        if keepdim:
+                            r = r.reshape((1,) * x.ndim)
+                    else:
                         r = xp.sqrt(xp.add.reduce(x * x, axis=axes, keepdims=keepdim))
                 return xp.asarray(r, self.dtype, order="C")
     name = "linalg.vector_norm"
