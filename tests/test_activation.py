@@ -5,6 +5,7 @@ its saved values, first and second derivatives), rrelu, and torch's errors.
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -92,6 +93,35 @@ def test_sigmoid_family_saturates_exactly():
         assert lib.sigmoid(x).tolist() == [0.0, 1.0]
         assert F(lib).logsigmoid(x).tolist() == [-1000.0, 0.0]
         assert F(lib).softplus(x).tolist() == [0.0, 1000.0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", ["sigmoid", "silu", "glu"])
+def test_logistic_saturates_as_torchs_formula(name, dtype):
+    """sigmoid, silu and glu compute torch's 1 / (1 + exp(-x)): where exp(-x) overflows the
+    result is 0 exactly (torch's value; a float32 sigmoid(-100) is 0, not 3.8e-44), and a
+    thread, which keeps NumPy's warnings on, sees no overflow warning."""
+    import threading
+    values = [-math.inf, math.inf, math.nan, -1000.0, -745.5, -100.0, -88.8, -30.0, -0.0, 0.0,
+              30.0, 88.8, 1000.0, 3.0]
+    fn = {"sigmoid": lambda lib, x: lib.sigmoid(x), "silu": lambda lib, x: F(lib).silu(x),
+          "glu": lambda lib, x: F(lib).glu(lib.stack([x.flip(0), x]), 0)}[name]
+    want = fn(torch, tensor(torch, values, dtype)).numpy()
+    got, caught = [], []
+
+    def run():
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            got.append(fn(dyngrad, tensor(dyngrad, values, dtype)).numpy())
+        caught.extend(seen)
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert not caught
+    # (exact zeros and signs; elsewhere NumPy's exp and torch's round apart by an ulp or two)
+    np.testing.assert_allclose(got[0], want, rtol=3e-7 if dtype == "float32" else 1e-15, atol=0)
+    number = ~np.isnan(want)   # (a NaN's sign bit says nothing)
+    assert np.array_equal(np.signbit(got[0][number]), np.signbit(want[number]))
 
 
 def test_softplus_with_a_raised_threshold_overflows_as_torch():

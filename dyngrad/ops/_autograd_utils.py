@@ -27,8 +27,8 @@ the 2-norm's gradient is six of them (two unsqueezes, a division, a comparison, 
 and a product), 17 us on its own where one NumPy expression takes 5, and twice that inside a
 training step. So the hottest formulas have a second form, the same NumPy calls the ops' kernels
 make, in the same order, on the arrays (so the same numbers), wrapped as a new tensor at the end:
-mm and addmm (their products), the 2-norm, mean, pow with a number, tanh's double backward, and
-the backward primitives a formula calls (``backward_op``: relu's ``threshold_backward``,
+mm and addmm (their products), the 2-norm, mean, pow with a number, tanh's double backward,
+silu, and the backward primitives a formula calls (``backward_op``: relu's ``threshold_backward``,
 ``tanh_backward``, softmax's and log_softmax's; nll_loss's directly, its target being an
 integer tensor). They take it only when
 ``arrays_only`` says nothing could tell the difference: grad mode off; no profiler, inference

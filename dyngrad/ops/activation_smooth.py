@@ -4,10 +4,19 @@ logsigmoid, softplus, silu, mish, gelu, glu, softsign, tanhshrink and ``F.tanh``
 ``Tensor`` forms torch also has. The piecewise ones and the helpers both modules share are in
 activation.py (see Note [Activation nodes] there).
 
+Note [Logistic functions as torch computes them]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+sigmoid (and glu's gate) is torch's 1 / (1 + exp(-x)) and silu its x / (1 + exp(-x)): four
+passes of NumPy's vectorised ufuncs, in place where they can (a (64, 256) float32 sigmoid 73 ->
+15 us; the exp(-|x|) form below took seven). Where exp(-x) overflows to inf (x below -88 in
+float32) the result is 0 exactly, as torch's: float32 sigmoid(-100) is 0 in both, not the
+3.8e-44 the exp(-|x|) form gave. The error state hides the overflow's warning, which a thread
+(where NumPy's warnings stay on) would otherwise see; torch warns nothing.
+
 Note [Stable logistic functions]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-sigmoid, logsigmoid, silu and mish are computed from e = exp(-|x|) <= 1, which never overflows:
-sigmoid(x) = 1/(1+e) for x >= 0 and e/(1+e) below, log(1 + exp(x)) = max(x, 0) + log1p(e). At
+logsigmoid and mish are computed from e = exp(-|x|) <= 1, which never overflows:
+log(1 + exp(x)) = max(x, 0) + log1p(e). At
 ±1000 nothing overflows, no warning is raised and nothing is NaN. softplus keeps torch's own
 formula, log1p(exp(beta x)) / beta below its threshold (stable for the default threshold 20).
 In mish's derivative tanh(softplus(x)) and 1 - tanh(softplus(x))^2 are rational functions of
@@ -23,7 +32,7 @@ import math
 
 from .._utils import canonical_dim
 from .._promotion import Promote
-from ._autograd_utils import backward_op, conj, row_major
+from ._autograd_utils import arrays_only, backward_op, conj, contiguous, from_array, row_major
 from ..autograd.grad_mode import is_grad_enabled
 from ._registry import FUNCTIONS, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD
@@ -48,10 +57,12 @@ def _cat(tensors, dim):
 
 
 def _logistic(x):
-    """sigmoid(x) from exp(-|x|). See Note [Stable logistic functions]."""
-    e = xp.exp(-xp.abs(x))
-    s = 1 / (1 + e)
-    return xp.where(x >= 0, s, e * s)
+    """sigmoid(x) as torch computes it, ``1 / (1 + exp(-x))``. See Note [Logistic functions
+    as torch computes them]."""
+    with xp.errstate(over="ignore"):
+        e = xp.exp(-x)
+    e += 1
+    return xp.reciprocal(e, out=e) if type(e) is xp.ndarray else 1 / e
 
 
 def _log1p_exp(x):
@@ -337,13 +348,22 @@ def silu_op(xp, self):
             return self / (1 + xp.exp(-self))
     _floating_only(self, "silu_cpu")
     x = _opmath(self)
-    with xp.errstate(invalid="ignore"):
-        return _like(x * _logistic(x), self)
+    # torch's x / (1 + exp(-x)) (Note [Logistic functions as torch computes them]): -inf
+    # gives -inf / inf, NaN, as in torch
+    with xp.errstate(over="ignore", invalid="ignore"):
+        e = xp.exp(-x)
+        e += 1
+        return _like(xp.divide(x, e, out=e) if type(e) is xp.ndarray else x / e, self)
 
 
 @silu_op.backward
 def _(ctx, grad):
     self, = ctx.saved_tensors
+    if arrays_only(grad, self) and contiguous(grad, self):
+        # Note [Array formulas]: the kernels of the ops below, in their order, on the arrays
+        x = self._data
+        s = sigmoid.kernel(xp, x)
+        return from_array(grad._data * (s * (1 + x * (1 - s))))
     s = sigmoid(self)
     return grad * (s * (1 + self * (1 - s)))
 
