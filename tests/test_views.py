@@ -548,6 +548,9 @@ TWIN_CASES = [
     ("slice_one", lambda lib, x: x[:, :, 3::5]),
     ("basic_indexing", lambda lib, x: x[:, 0, ::2, 1:]),
     ("narrow", lambda lib, x: x.narrow(-1, 1, 2)),
+    ("chunk_piece", lambda lib, x: x.chunk(2, 1)[1]),
+    ("split_last_piece", lambda lib, x: x.split(2, -1)[-1]),
+    ("split_one_piece", lambda lib, x: x.split(10, 0)[0]),
 ]
 
 
@@ -563,7 +566,8 @@ def test_numpy_view_twins_equal_the_geometry_kernel(base_name, name, fn):
     assert geometry(fn(dyngrad, BASES[base_name](dyngrad))) == want
     twins = {s: s.array_view for s in _registry._SPECS.values() if s.array_view is not None}
     assert {s.name for s in twins} >= {"t", "transpose.int", "permute", "view", "unsqueeze",
-                                       "squeeze.dim", "expand", "select.int", "slice.Tensor"}
+                                       "squeeze.dim", "expand", "select.int", "slice.Tensor",
+                                       "split.Tensor"}
     try:
         for s in twins:
             s.array_view = None    # the geometry kernel alone

@@ -238,7 +238,13 @@ def _run_view(spec, args, kwargs):
     arr = None
     if spec.array_view is not None and not kwargs:   # Note [Views NumPy makes directly]
         arr = spec.array_view(data, *args[1:])
-    if arr is not None:
+    if type(arr) is list:   # several views (split), made as fast_view makes them
+        result = arr
+        outs = tuple([self._view_of_array(a, self._offset + moved) for a, moved in arr])
+        if _grad_state.grad_enabled:
+            for t in outs:
+                t._view_creation = _views.MULTI_OUTPUT
+    elif arr is not None:
         result = None
         arr, moved = arr if type(arr) is tuple else (arr, 0)
         outs = (self._view_of_array(arr, self._offset + moved),)
@@ -280,6 +286,8 @@ def fast_view(spec, self, rest):
     arr = twin(self._data, *rest)
     if arr is None:
         return None
+    if type(arr) is list:    # several views (split): (array, moved) each
+        return _views_of_arrays(spec, self, rest, arr)
     if type(arr) is tuple:   # (a view further into the storage: select, slice)
         arr, moved = arr
         out = self._view_of_array(arr, self._offset + moved)
@@ -297,6 +305,24 @@ def fast_view(spec, self, rest):
         if self._requires_grad:
             out._requires_grad = out._rg_inherited = True
     return out
+
+
+def _views_of_arrays(spec, self, rest, pieces):
+    """``fast_view`` for a view op of several outputs whose twin gave (array, moved) pieces:
+    ``_run_view``'s steps for a list of geometries, with the arrays NumPy made."""
+    offset = self._offset
+    outs = tuple([self._view_of_array(a, offset + moved) for a, moved in pieces])
+    if _grad_state.grad_enabled:   # Note [Views and in-place: CopySlices]
+        for t in outs:
+            t._view_creation = _views.MULTI_OUTPUT
+        if self._requires_grad and spec.node_cls is not None:
+            _record(spec, (self,), rest, None, outs)
+    else:
+        for t in outs:
+            t._view_creation = _views.NO_GRAD_MODE
+            if self._requires_grad:
+                t._requires_grad = t._rg_inherited = True
+    return outs
 
 
 # True while the profiler records (autograd/profiler.py sets it through set_profiling): _run

@@ -68,6 +68,22 @@ def _split(geom, split_size, dim=0):
             for i in range(num)]
 
 
+@_split.numpy_view
+def _(a, split_size, dim=0):
+    # the kernel's pieces as NumPy's basic slices, each with how many elements further into
+    # the storage it starts (Note [Views NumPy makes directly]); an empty array or a bad
+    # argument takes the kernel (and its errors)
+    nd = a.ndim
+    if not (nd and a.size and type(split_size) is int and split_size > 0 and type(dim) is int
+            and -nd <= dim < nd):
+        return None
+    d = dim % nd
+    n = a.shape[d]
+    step = a.strides[d] // a.itemsize
+    lead = (slice(None),) * d
+    return [(a[lead + (slice(i, i + split_size),)], i * step) for i in range(0, n, split_size)]
+
+
 @_split.backward
 def _(ctx, *grads):
     return _pieces_backward(ctx, grads, _split.kernel, ctx.split_size, ctx.dim)
