@@ -404,11 +404,13 @@ def native_group_norm(xp, input, weight=None, bias=None, N=0, C=0, HxW=0, group=
     input = _float_input(xp, input, "GroupNormKernelImpl")
     x3 = input.reshape(N, group, C // group * HxW)   # (not -1: an empty batch has no size)
     if x3.size:
-        mean = x3.mean(axis=2, keepdims=True)
-        rstd = 1 / xp.sqrt(((x3 - mean) ** 2).mean(axis=2, keepdims=True) + eps)
+        # (Note [Normalisation backward]: the statistics as its ops compute them again)
+        mean, centred, var = _mean_and_variance(xp, x3, (2,), x3.shape[2])
+        rstd = 1 / xp.sqrt(var + eps)
     else:
         mean = rstd = xp.zeros((N, group, 1), dt)
-    out = ((x3 - mean) * rstd).reshape(input.shape)
+        centred = x3 - mean
+    out = (centred * rstd).reshape(input.shape)
     shape = _channel_shape(input.ndim, C)
     if weight is not None:
         out = out * weight.reshape(shape)
@@ -425,10 +427,16 @@ def _(ctx, grad, grad_mean=None, grad_rstd=None):
     n, c, g = ctx.N, ctx.C, ctx.group
     shape = _channel_shape(input.dim(), c)
     dims = [0] + list(range(2, input.dim()))
+    need = ctx.needs_input_grad
+    given = (input,) if weight is None else (input, weight)
+    if grad is not None and grad_mean is None and grad_rstd is None and input.numel() \
+            and arrays_only(grad, *given) and contiguous(*given) \
+            and _suggested_format(input) is contiguous_format:
+        return _group_norm_grads(grad._data, input._data, weight, _mean._data, _rstd._data,
+                                 g, shape, dims, need)
     x3 = input.reshape(n, g, c // g * ctx.HxW)
     xhat3, rstd = _stats(x3, [2], ctx.eps)
     xhat = xhat3.reshape(input.shape)
-    need = ctx.needs_input_grad
     gx = gw = gb = None
     if need[0]:
         gx3 = None
@@ -452,6 +460,28 @@ def _(ctx, grad, grad_mean=None, grad_rstd=None):
 
 
 native_group_norm.jvp(FROM_BACKWARD)
+
+
+def _group_norm_grads(grad, x, weight, mean, rstd, group, shape, dims, need):
+    """The group norm's gradients in their array form (Note [Array formulas]): the op form's
+    kernels in its order on the arrays. The input's gradient is the normalisation's over each
+    group's (channels x positions), with the weight applied per channel first; the weight's
+    and the bias's sum over the batch and the positions, in the input's shape."""
+    xp = _npb.xp
+    x3 = x.reshape(x.shape[0], group, -1)
+    mean3, rstd3 = mean.reshape(mean.shape + (1,)), rstd.reshape(rstd.shape + (1,))
+    gx = gw = gb = None
+    if need[0]:
+        g = grad if weight is None else xp.multiply(grad, weight._data.reshape(shape))
+        gx, _, _ = _normalisation_grads(g.reshape(x3.shape), x3, None, mean3, rstd3, [2], [],
+                                        (True, False, False))
+        gx = from_array(gx._data.reshape(x.shape))
+    if weight is not None and need[1]:
+        xhat = xp.multiply(xp.subtract(x3, mean3), rstd3).reshape(x.shape)
+        gw = from_array(sum_dim.kernel(xp, xp.multiply(grad, xhat), dims))
+    if len(need) > 2 and need[2]:
+        gb = from_array(sum_dim.kernel(xp, grad, dims))
+    return gx, gw, gb
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):

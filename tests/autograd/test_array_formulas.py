@@ -76,6 +76,10 @@ CASES = {
         lambda lib, x: lib.nn.functional.layer_norm(x, (3, 4)), [(2, 3, 4)]),
     "layer_norm of the whole input, weight only": (
         lambda lib, x, w: lib.nn.functional.layer_norm(x, (5, 7), w), [(5, 7), (5, 7)]),
+    "group_norm": (lambda lib, x, w, b: lib.nn.functional.group_norm(x, 3, w, b),
+                   [(4, 6, 3, 2), (6,), (6,)]),
+    "group_norm, no affine, one group": (lambda lib, x: lib.nn.functional.group_norm(x, 1),
+                                         [(2, 4, 5)]),
     "batch_norm training": (lambda lib, x, w, b: lib.nn.functional.batch_norm(
         x, None, None, w, b, training=True), [(4, 3, 5, 2), (3,), (3,)]),
     "batch_norm training, running statistics, no affine": (
