@@ -14,7 +14,9 @@ from dyngrad.backends import numpy_backend as npb
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64"])
 @pytest.mark.parametrize("out_shape,n_rows", [((1000, 64), 640), ((10, 64), 640), ((5, 3, 4), 50),
-                                              ((7, 1), 30), ((7,), 30), ((4, 8), 0), ((0, 3), 0)])
+                                              ((7, 1), 30), ((7,), 30), ((4, 8), 0), ((0, 3), 0),
+                                              ((256, 1024), 512), ((300, 2, 64), 400),
+                                              ((20, 200), 400), ((1, 128), 3)])
 def test_same_sums_as_rowwise_add_at(dtype, out_shape, n_rows):
     rng = np.random.default_rng(1)
     index = rng.integers(0, max(out_shape[0], 1), n_rows) if out_shape[0] else \
@@ -123,3 +125,64 @@ def test_gradient_of_indexing_is_torchs_bit_for_bit(where):
             (x[:, i] * v.transpose(0, 1)).sum().backward()
         return x.grad
     _same_bits(fn)
+
+
+@pytest.mark.parametrize("repeats", [1, 8, 9, 40])
+def test_wide_rows_by_rounds_or_flat(repeats, monkeypatch):
+    """Wide rows go in by rounds while no index repeats more than _ROUNDS times, else flat:
+    the same bits either way."""
+    calls = []
+    real = npb._add_rows_by_rounds
+    monkeypatch.setattr(npb, "_add_rows_by_rounds",
+                        lambda *a: calls.append(real(*a)) or calls[-1])
+    rng = np.random.default_rng(7)
+    index = np.repeat(np.arange(5), repeats)
+    rng.shuffle(index)
+    index[0] = -1   # (counted from the end)
+    rows = rng.standard_normal((index.size, 130)).astype(np.float32)
+    want, got = np.zeros((6, 130), np.float32), np.zeros((6, 130), np.float32)
+    np.add.at(want, index, rows)
+    npb.add_at_axis(got, 0, index, rows)
+    assert got.tobytes() == want.tobytes()
+    assert calls == [repeats <= npb._ROUNDS]
+
+
+@pytest.mark.parametrize("case", ["plain", "alpha", "source is self", "source overlaps",
+                                  "source beside it", "into a view", "into a transposed view",
+                                  "0-dim", "int64"])
+def test_index_add_in_place_like_torch(case):
+    """index_add_ writes into its target where nothing is recorded: torch's values, the
+    target's identity, strides and version, a source sharing the target's memory included."""
+    rng = np.random.default_rng(8)
+    base = rng.standard_normal((6, 4)).astype(np.float32)
+    index = np.array([1, 4, 1, 0, 5, 1])
+    src = rng.standard_normal((6, 4)).astype(np.float32)
+    results = []
+    for lib in (dyngrad, torch):
+        x = lib.tensor(base if case != "int64" else (base * 10).astype(np.int64))
+        i, s = lib.tensor(index), lib.tensor(src if case != "int64" else (src * 10).astype(
+            np.int64))
+        target = {"into a view": lambda: x[1:], "into a transposed view": lambda: x.t(),
+                  "0-dim": lambda: x[2, 3], "source beside it": lambda: x[:3]}.get(
+                      case, lambda: x)()
+        v0 = target._version
+        if case in ("source is self", "source overlaps"):   # (refused by torch's checks)
+            with pytest.raises(RuntimeError) as e:
+                target.index_add_(0, i[:5], x[1:] if case == "source overlaps" else target)
+            results.append((str(e.value), x.numpy().copy(), target._version - v0, None))
+            continue
+        if case == "source beside it":   # (the same storage, other elements)
+            out = target.index_add_(0, i[:3] % 3, x[3:])
+        elif case == "into a view":
+            out = target.index_add_(0, i[:5] % 5, s[:5], alpha=2)
+        elif case == "into a transposed view":
+            out = target.index_add_(1, i[:4], s[:4].t())
+        elif case == "0-dim":
+            out = target.index_add_(0, i[:1] * 0, s[0, 0])
+        else:
+            out = target.index_add_(0, i, s, alpha=0.5 if case == "alpha" else 1)
+        results.append((out is target, x.numpy().copy(), target._version - v0, out.stride()))
+    (same_d, xd, vd, sd), (same_t, xt, vt, st) = results
+    assert same_d == same_t and vd == vt and sd == st
+    assert same_d is True or same_d.endswith(same_t)
+    np.testing.assert_array_equal(xd, xt)

@@ -211,8 +211,9 @@ def _run_view(spec, args, kwargs):
     reorders shape and strides, which is exactly what NumPy's ``a.T`` / ``swapaxes`` /
     ``transpose`` do to the array; ``view``, ``unsqueeze`` and ``squeeze(dim)`` of a
     C-contiguous array are NumPy's ``reshape`` where torch's strides are the contiguous ones.
-    ``select`` and ``slice`` are NumPy's basic indexing, which keeps the other dims' strides:
-    their twins also say how many elements further into the storage the view starts.
+    ``select``, ``slice`` and ``split`` are NumPy's basic indexing, which keeps the other
+    dims' strides: their twins also say how many elements further into the storage each view
+    starts (a split's twin gives a list of such pieces).
     Such an op declares that twin with ``@spec.numpy_view``, and the dispatcher asks NumPy for
     the array instead of mapping the geometry and building an array over the storage buffer (a
     linear layer's ``w.t()`` costs a third as much). The twin returns None for anything else (a

@@ -24,8 +24,15 @@ from .view_backward import backward_only
 @defop("index_add", node="IndexAddBackward0", promote=Promote.NONE,
        inputs=("self", "source", "index"), differentiable=("self", "source"),
        saves=("index", "source"), variants=())
-def _index_add(xp, self, source, index, dim, alpha=1):
-    out = xp.array(self, order="C")
+def _index_add(xp, self, source, index, dim, alpha=1, _into=None):
+    # (_into: index_add_'s target, written in place where nothing is recorded, Note [In-place
+    # kernels write into the target]; a source sharing its memory is read from a copy)
+    if _into is None:
+        out = xp.array(self, order="C")
+    else:
+        out = _into
+        if alpha == 1 and xp.may_share_memory(out, source):
+            source = source.copy()
     src = source if alpha == 1 else source * alpha
     if out.ndim == 0:
         xp.add.at(out.reshape(1), index.reshape(-1), src.reshape(-1))
