@@ -39,7 +39,7 @@ def test_int32_indices_and_a_strided_row_block():
     assert got.tobytes() == want.tobytes()
 
 
-@pytest.mark.parametrize("num,dim", [(1000, 64), (10, 64), (50, 3), (7, 1)])
+@pytest.mark.parametrize("num,dim", [(1000, 64), (10, 64), (50, 3), (7, 1), (256, 130)])
 @pytest.mark.parametrize("padding_idx", [None, 3])
 def test_embedding_gradient_is_torchs_bit_for_bit(num, dim, padding_idx):
     """torch adds each row's gradient into its weight row in the order of the indices; so
@@ -186,3 +186,14 @@ def test_index_add_in_place_like_torch(case):
     assert same_d == same_t and vd == vt and sd == st
     assert same_d is True or same_d.endswith(same_t)
     np.testing.assert_array_equal(xd, xt)
+
+
+def test_wide_rows_by_rounds_are_torchs_bit_for_bit():
+    """index_add_ of 512 rows of 1024 (by rounds) and of 30 rows repeating one index (flat)."""
+    rng = np.random.default_rng(9)
+    base = rng.standard_normal((256, 1024)).astype(np.float32)
+    for index in (rng.integers(0, 256, 512), np.full(30, 3)):
+        src = rng.standard_normal((index.size, 1024)).astype(np.float32)
+        outs = [lib.tensor(base).index_add_(0, lib.tensor(index), lib.tensor(src)).numpy()
+                for lib in (dyngrad, torch)]
+        assert outs[0].tobytes() == outs[1].tobytes()

@@ -239,12 +239,9 @@ def _run_view(spec, args, kwargs):
     arr = None
     if spec.array_view is not None and not kwargs:   # Note [Views NumPy makes directly]
         arr = spec.array_view(data, *args[1:])
-    if type(arr) is list:   # several views (split), made as fast_view makes them
+    if type(arr) is list:   # several views (split): (array, moved) each
         result = arr
         outs = tuple([self._view_of_array(a, self._offset + moved) for a, moved in arr])
-        if _grad_state.grad_enabled:
-            for t in outs:
-                t._view_creation = _views.MULTI_OUTPUT
     elif arr is not None:
         result = None
         arr, moved = arr if type(arr) is tuple else (arr, 0)
@@ -253,13 +250,11 @@ def _run_view(spec, args, kwargs):
         itemsize = data.itemsize
         geom = (data.shape, tuple([s // itemsize for s in data.strides]), self._offset)
         result = spec.kernel(geom, *args[1:], **kwargs)
-        if type(result) is list:
-            outs = tuple(self._make_view(*g) for g in result)
-            if _grad_state.grad_enabled:   # Note [Views and in-place: CopySlices]
-                for t in outs:
-                    t._view_creation = _views.MULTI_OUTPUT
-        else:
-            outs = (self._make_view(*result),)
+        outs = tuple(self._make_view(*g) for g in result) if type(result) is list \
+            else (self._make_view(*result),)
+    if type(result) is list and _grad_state.grad_enabled:   # Note [Views and in-place: CopySlices]
+        for t in outs:
+            t._view_creation = _views.MULTI_OUTPUT
     if not _grad_state.grad_enabled:
         creation = _views.INFERENCE_MODE if _grad_state.inference else _views.NO_GRAD_MODE
         for t in outs:

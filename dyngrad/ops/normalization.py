@@ -432,8 +432,9 @@ def _(ctx, grad, grad_mean=None, grad_rstd=None):
     if grad is not None and grad_mean is None and grad_rstd is None and input.numel() \
             and arrays_only(grad, *given) and contiguous(*given) \
             and _suggested_format(input) is contiguous_format:
-        return _group_norm_grads(grad._data, input._data, weight, _mean._data, _rstd._data,
-                                 g, shape, dims, need)
+        return _group_norm_grads(grad._data, input._data, None if weight is None
+                                 else weight._data.reshape(shape), _mean._data, _rstd._data,
+                                 g, dims, need)
     x3 = input.reshape(n, g, c // g * ctx.HxW)
     xhat3, rstd = _stats(x3, [2], ctx.eps)
     xhat = xhat3.reshape(input.shape)
@@ -462,17 +463,18 @@ def _(ctx, grad, grad_mean=None, grad_rstd=None):
 native_group_norm.jvp(FROM_BACKWARD)
 
 
-def _group_norm_grads(grad, x, weight, mean, rstd, group, shape, dims, need):
+def _group_norm_grads(grad, x, weight, mean, rstd, group, dims, need):
     """The group norm's gradients in their array form (Note [Array formulas]): the op form's
     kernels in its order on the arrays. The input's gradient is the normalisation's over each
-    group's (channels x positions), with the weight applied per channel first; the weight's
-    and the bias's sum over the batch and the positions, in the input's shape."""
+    group's (channels x positions), with the weight (shaped to broadcast over the channels)
+    applied first; the weight's and the bias's sum over the batch and the positions, in the
+    input's shape."""
     xp = _npb.xp
     x3 = x.reshape(x.shape[0], group, -1)
     mean3, rstd3 = mean.reshape(mean.shape + (1,)), rstd.reshape(rstd.shape + (1,))
     gx = gw = gb = None
     if need[0]:
-        g = grad if weight is None else xp.multiply(grad, weight._data.reshape(shape))
+        g = grad if weight is None else xp.multiply(grad, weight)
         gx, _, _ = _normalisation_grads(g.reshape(x3.shape), x3, None, mean3, rstd3, [2], [],
                                         (True, False, False))
         gx = from_array(gx._data.reshape(x.shape))

@@ -69,13 +69,8 @@ def select(input, dim: int, index: int):
     return _select(input, dim, operator.index(index))
 
 
-def _slice_geom(shape, stride, offset, dim, start, end, step):
-    if not shape:
-        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    d = canonical_dim(dim, len(shape))
-    if step <= 0:
-        raise RuntimeError("slice step must be positive")
-    n = shape[d]
+def _slice_bounds(n, start, end):
+    """A slice's start and end along a dim of size `n`, clamped as ATen clamps them."""
     start = 0 if start is None else start
     end = n if end is None else end
     if start < 0:
@@ -83,7 +78,17 @@ def _slice_geom(shape, stride, offset, dim, start, end, step):
     if end < 0:
         end += n
     start = min(max(start, 0), n)
-    end = min(max(end, start), n)
+    return start, min(max(end, start), n)
+
+
+def _slice_geom(shape, stride, offset, dim, start, end, step):
+    if not shape:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    d = canonical_dim(dim, len(shape))
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    n = shape[d]
+    start, end = _slice_bounds(n, start, end)
     shape, stride = list(shape), list(stride)
     offset += start * stride[d]
     shape[d] = (end - start + step - 1) // step
@@ -98,20 +103,16 @@ def _slice(geom, dim=0, start=None, end=None, step=1):
 
 @_slice.numpy_view
 def _(a, dim=0, start=None, end=None, step=1):
-    # the kernel's bounds (clamped as ATen clamps them), then NumPy's basic slicing, which
-    # gives the same size, stride times step and start (Note [Views NumPy makes directly]).
-    # An empty array or result, bad arguments take the kernel
+    # the kernel's bounds, then NumPy's basic slicing, which gives the same size, stride times
+    # step and start (Note [Views NumPy makes directly]). An empty array or result, bad
+    # arguments take the kernel
     nd = a.ndim
     if not (nd and a.size and type(dim) is int and -nd <= dim < nd and type(step) is int
             and step > 0 and (start is None or type(start) is int)
             and (end is None or type(end) is int)):
         return None
     d = dim % nd
-    n = a.shape[d]
-    start = 0 if start is None else start + n if start < 0 else start
-    end = n if end is None else end + n if end < 0 else end
-    start = min(max(start, 0), n)
-    end = min(max(end, start), n)
+    start, end = _slice_bounds(a.shape[d], start, end)
     if end == start:
         return None
     return a[(slice(None),) * d + (slice(start, end, step),)], start * a.strides[d] // a.itemsize
