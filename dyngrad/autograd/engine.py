@@ -41,6 +41,7 @@ _accumulate_lock = threading.Lock()
 
 
 _task = _graph_task   # the backward running in this thread (autograd/graph.py)
+_NOTHING_CAPTURED = frozenset()
 _next_task_id = itertools.count().__next__
 
 
@@ -376,11 +377,13 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     pop, push = heapq.heappop, heapq.heappush
     owned = None if create_graph else set()   # see _add_to_buffer
     plain = captures is None   # no gradients to capture: the common case of _run_node applies
-    prev_task = _task.id, _task.can_checkpoint, _task.nodes, _task.visit, _task.grad_leaves
+    prev_task = _task.id, _task.can_checkpoint, _task.nodes, _task.visit, _task.grad_leaves, \
+        _task.captured
     _task.id, _task.can_checkpoint, _task.nodes, _task.visit = _next_task_id(), plain, \
         reachable, visit
     _task.grad_leaves = None if accumulate or captures is None else \
         {n for n in cap_nodes if type(n) is AccumulateGrad}
+    _task.captured = _NOTHING_CAPTURED if cap_nodes is None else cap_nodes
     run_node = _run_node
     inline = True    # nodes without hooks, captures or pruning run inlined below
     if _anomaly.enabled or _profiler.active:   # every node takes _observed_run_node
@@ -494,7 +497,8 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
         raise
     finally:
         _state.grad_enabled = prev_grad_mode
-        _task.id, _task.can_checkpoint, _task.nodes, _task.visit, _task.grad_leaves = prev_task
+        _task.id, _task.can_checkpoint, _task.nodes, _task.visit, _task.grad_leaves, \
+            _task.captured = prev_task
         if visit is not None:
             _graph._pruning -= 1
 

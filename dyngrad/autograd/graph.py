@@ -329,10 +329,12 @@ class _GraphTask(threading.local):
     """The backward running in this thread: its id (-1 outside backward) and whether it runs
     every node (no ``inputs`` to capture), which reentrant checkpointing needs; `nodes`,
     `visit` and `grad_leaves` answer will_execute_node (register_multi_grad_hook), and `visit`
-    also OpNode.needs_input_grad."""
+    also OpNode.needs_input_grad; `captured` holds the nodes at which ``inputs=`` captures a
+    gradient (``unobserved``)."""
     id = -1
     can_checkpoint = True
     nodes = visit = grad_leaves = None
+    captured = frozenset()
 
 
 _graph_task = _GraphTask()
@@ -347,13 +349,16 @@ def unobserved(node, i) -> bool:
     """Nothing but the engine can see the gradient `node` passes to its input `i`: it goes to
     an op's node or a leaf (not to a custom Function's backward, which is user code), no hook
     is on `node` or on the node it goes to (pre-hooks, Tensor.register_hook, retain_grad) or
-    on the leaf, and no ``inputs=`` captures it. The engine may then hand it on in
-    a form torch's hooks would not see (Note [Transposed gradients as arrays] in
+    on the leaf, and ``inputs=`` captures nothing at the node it goes to (it may capture
+    elsewhere: the gradients inside a gradient penalty's graph stay unseen). The engine may then
+    hand it on in a form torch's hooks would not see (Note [Transposed gradients as arrays] in
     ops/linalg.py). (A count of _pruning lost between threads can only cost a captured
     gradient torch's view, or the fast form where it was allowed: the values are the same.)"""
-    if node._hooked or _pruning:
+    if node._hooked:
         return False
     nxt = node._next[i]
+    if _pruning and nxt in _graph_task.captured:
+        return False
     if type(nxt) is AccumulateGrad:
         return not nxt._hooked and not nxt.variable._backward_hooks
     return isinstance(nxt, OpNode) and not nxt._hooked

@@ -305,6 +305,37 @@ def test_hooks_see_a_linear_layers_transposed_gradients_as_views_like_torch():
         assert run(dyngrad, where) == run(torch, where), where
 
 
+def test_a_gradient_penalty_keeps_torchs_views_only_where_inputs_captures(monkeypatch):
+    """autograd.grad(penalty, params) captures the weights' gradients: those come back as
+    torch's views. The transposes inside the first gradient's graph go to no captured node:
+    they take the array form (Note [Transposed gradients as arrays]); values and strides of
+    what is returned are torch's."""
+    from dyngrad.ops import shape
+    views = []
+    t_op = shape._t
+    monkeypatch.setattr(shape, "_t", lambda grad: views.append(grad) or t_op(grad))
+
+    def run(lib):
+        rng = np.random.default_rng(3)
+        x = lib.tensor(rng.standard_normal((6, 4)), requires_grad=True)
+        w1 = lib.tensor(rng.standard_normal((5, 4)), requires_grad=True)
+        b1 = lib.tensor(rng.standard_normal(5), requires_grad=True)
+        w2 = lib.tensor(rng.standard_normal((1, 5)), requires_grad=True)
+        F = lib.nn.functional
+        out = F.linear(lib.tanh(F.linear(x, w1, b1)), w2)
+        g, = lib.autograd.grad(out.sum(), x, create_graph=True)
+        penalty = ((g.norm(2, dim=1) - 1) ** 2).mean()
+        views.clear()
+        grads = lib.autograd.grad(penalty, (w1, b1, w2))
+        return [(r.detach().numpy(), r.stride(), r._base is not None) for r in grads]
+
+    want, got = run(torch), run(dyngrad)
+    assert [g[1:] for g in got] == [w[1:] for w in want]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g[0], w[0], rtol=1e-12, atol=1e-15)
+    assert len(views) == 2   # TBackward0 of w1.t() and w2.t(), whose leaves are captured
+
+
 def test_a_custom_function_sees_a_transposed_gradient_as_a_view_like_torch():
     """A custom Function's backward is user code: the gradient it gets is torch's view
     (Note [Transposed gradients as arrays])."""
