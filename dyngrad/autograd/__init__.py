@@ -100,7 +100,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                                        f"outputs but got {out.dtype}")
                 if data.ndim == 0 and not grad_mode._state.inference:
                     # a scalar loss: ones_like's answer, without its dispatch
-                    new.append(_tensor_module()._wrap(_np.ones((), data.dtype)))
+                    new.append(_tensor_module()._wrap(_np.array(1, data.dtype)))
                 else:
                     new.append(_ops_creation().ones_like(out, memory_format=None))
             else:

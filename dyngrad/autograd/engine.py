@@ -60,11 +60,12 @@ def will_execute_node(node) -> bool:
     if _task.id == -1:
         raise RuntimeError("_get_should_execute_nodes should only be called during the "
                            "backward pass")
-    if node not in _task.nodes:
+    reached, roots = _task.nodes
+    if node not in reached and node not in roots:
         return False
     if _task.visit is None:
         return True
-    if _task.grad_leaves is not None and node in _task.grad_leaves:
+    if _task.grad_only and type(node) is AccumulateGrad and node in _task.captured:
         raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
                            "currently running autograd.grad(). This is currently not supported.")
     return node in _task.visit
@@ -244,11 +245,11 @@ _STEAL_REFS = 4
 # The engine
 # ---------------------------------------------------------------------------------------------
 def _dependencies(root_nodes, parents=None):
-    """In-degree of every node reachable from the roots (iterative DFS), and the set of
-    those nodes. A node other than a root is new when it first gets an in-degree: the count
-    doubles as the walk's record of where it has been. Given a dict, the walk fills
-    `parents` with every node's parents instead (one entry per edge), and the in-degrees are
-    left to ``_pruned_dependencies`` (None)."""
+    """In-degree of every node reachable from the roots (iterative DFS). A node other than a
+    root is new when it first gets an in-degree: the count doubles as the walk's record of
+    where it has been. Given a dict, the walk fills `parents` with every node's parents instead
+    (one entry per edge), and the in-degrees are left to ``_must_execute``. Returns the dict
+    filled: its keys and the roots are the nodes reachable (``will_execute_node``)."""
     counting = parents is None
     seen = {} if counting else parents   # node -> its in-degree, or its parents
     stack = list(root_nodes)
@@ -267,20 +268,23 @@ def _dependencies(root_nodes, parents=None):
                 seen[nxt] = 1 if counting else [fn]
                 if nxt not in roots:   # (a root is walked from the start)
                     stack.append(nxt)
-    reachable = set(seen)
-    reachable.update(root_nodes)
-    return (seen if counting else None), reachable
+    return seen
 
 
 def _must_execute(parents, capture_edges):
     """Nodes whose backward must run for the gradients ``inputs=`` asks for (torch's
-    exec_info), from the parents ``_dependencies`` collected.
+    exec_info), from the parents ``_dependencies`` collected, and the in-degrees the engine
+    waits on once the graph is so pruned.
 
     A node must run when one of its edges is a captured one or leads to a node that must run;
     everything else is pruned. So the nodes that must run are the parents holding a captured
-    edge, and everything above them: a walk up the parents finds them all.
+    edge, and everything above them: a walk up the parents finds them all. Only edges from
+    nodes that must run carry a gradient, so those alone are counted, each node's as the walk
+    reaches it (a pruned node is never popped, run or counted, as torch's exec_info skips it;
+    a count kept for a node the engine will not visit is never read).
     """
     must = set()
+    deps = {}
     stack = []
     for node, nr in capture_edges:
         leaf = nr == 0 and type(node) is AccumulateGrad   # (every edge into one is input 0)
@@ -290,27 +294,15 @@ def _must_execute(parents, capture_edges):
                 must.add(fn)
                 stack.append(fn)
     while stack:
-        for fn in parents.get(stack.pop(), ()):
-            if fn not in must:
-                must.add(fn)
-                stack.append(fn)
-    return must
-
-
-def _pruned_dependencies(parents, must, visit):
-    """The in-degrees the engine waits on when ``inputs=`` prunes the graph: only nodes in
-    `visit` (those that must run, and those whose gradient is captured) are ever scheduled,
-    and only edges from nodes that must run lead to them. A pruned node is never popped, run
-    or counted (torch's exec_info skips it the same way)."""
-    deps = {}
-    for node in visit:
-        n = 0
-        for p in parents.get(node, ()):
-            if p in must:
-                n += 1
-        if n:
-            deps[node] = n
-    return deps
+        fn = stack.pop()
+        for nxt in fn._next:
+            if nxt is not None:
+                deps[nxt] = deps.get(nxt, 0) + 1
+        for p in parents.get(fn, ()):
+            if p not in must:
+                must.add(p)
+                stack.append(p)
+    return must, deps
 
 
 _CREATE_GRAPH_CYCLE = (
@@ -338,26 +330,31 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     for fn, _ in root_edges:
         if fn is not None and fn not in root_nodes:
             root_nodes.append(fn)
-    parents = None if inputs is None else {}
-    deps, reachable = _dependencies(root_nodes, parents)
-
     captures = None   # (node, input_nr) -> positions in `inputs`
     must = visit = cap_nodes = None
-    if inputs is not None:
+    if inputs is None:
+        deps = reached = _dependencies(root_nodes)
+        captured = []
+    else:
+        reached = _dependencies(root_nodes, {})   # (each node's parents)
         captures = {}
         for i, t in enumerate(inputs):
             captures.setdefault(_input_edge(t), []).append(i)
-        must = _must_execute(parents, captures)
+        must, deps = _must_execute(reached, captures)
         cap_nodes = {e[0] for e in captures}
         if accumulate:
             # backward(inputs=): torch marks each input's own node as one to run, not only to
             # capture at; a non-leaf's node then runs (its hooks too), with nothing needed
             # beyond it. (A leaf's AccumulateGrad is left to the accumulation below.)
-            must |= {n for n in cap_nodes if type(n) is not AccumulateGrad}
+            extra = {n for n in cap_nodes if type(n) is not AccumulateGrad and n not in must}
+            if extra:
+                must |= extra
+                for fn in extra:   # (their edges carry gradients now: counted as above)
+                    for nxt in fn._next:
+                        if nxt is not None:
+                            deps[nxt] = deps.get(nxt, 0) + 1
         visit = must | cap_nodes
-        deps = _pruned_dependencies(parents, must, visit)
-        parents = None
-    captured = [None] * (len(inputs) if inputs is not None else 0)
+        captured = [None] * len(inputs)
 
     buffers = {}
     for (fn, nr), g in zip(root_edges, grad_roots):
@@ -377,12 +374,11 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     pop, push = heapq.heappop, heapq.heappush
     owned = None if create_graph else set()   # see _add_to_buffer
     plain = captures is None   # no gradients to capture: the common case of _run_node applies
-    prev_task = _task.id, _task.can_checkpoint, _task.nodes, _task.visit, _task.grad_leaves, \
+    prev_task = _task.id, _task.can_checkpoint, _task.nodes, _task.visit, _task.grad_only, \
         _task.captured
     _task.id, _task.can_checkpoint, _task.nodes, _task.visit = _next_task_id(), plain, \
-        reachable, visit
-    _task.grad_leaves = None if accumulate or captures is None else \
-        {n for n in cap_nodes if type(n) is AccumulateGrad}
+        (reached, root_nodes), visit
+    _task.grad_only = not accumulate
     _task.captured = _NOTHING_CAPTURED if cap_nodes is None else cap_nodes
     run_node = _run_node
     inline = True    # nodes without hooks, captures or pruning run inlined below
@@ -474,7 +470,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                         else:
                             _add_to_buffer(buffers, nxt, nr, g, owned)
                 if not wanted:
-                    continue   # pruned: it never runs (_pruned_dependencies)
+                    continue   # pruned: it never runs (_must_execute)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
@@ -497,7 +493,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
         raise
     finally:
         _state.grad_enabled = prev_grad_mode
-        _task.id, _task.can_checkpoint, _task.nodes, _task.visit, _task.grad_leaves, \
+        _task.id, _task.can_checkpoint, _task.nodes, _task.visit, _task.grad_only, \
             _task.captured = prev_task
         if visit is not None:
             _graph._pruning -= 1

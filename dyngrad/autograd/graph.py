@@ -327,13 +327,15 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all") -> RemovableHand
 
 class _GraphTask(threading.local):
     """The backward running in this thread: its id (-1 outside backward) and whether it runs
-    every node (no ``inputs`` to capture), which reentrant checkpointing needs; `nodes`,
-    `visit` and `grad_leaves` answer will_execute_node (register_multi_grad_hook), and `visit`
-    also OpNode.needs_input_grad; `captured` holds the nodes at which ``inputs=`` captures a
-    gradient (``unobserved``)."""
+    every node (no ``inputs`` to capture), which reentrant checkpointing needs; `nodes` (the
+    walk's dict of the nodes reached, and the roots), `visit`, `grad_only` (autograd.grad) and
+    `captured` answer will_execute_node (register_multi_grad_hook); `visit` also
+    OpNode.needs_input_grad, and `captured`, the nodes at which ``inputs=`` captures a
+    gradient, ``unobserved``."""
     id = -1
     can_checkpoint = True
-    nodes = visit = grad_leaves = None
+    nodes = visit = None
+    grad_only = False
     captured = frozenset()
 
 
