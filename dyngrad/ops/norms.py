@@ -148,7 +148,8 @@ def _two_norm_grad(grad, self, norm, dim, keepdim):
     scaled = x / n
     if not n.all():   # (a zero norm: its 0/0 entries become 0, as masked_fill_ makes them)
         _npb.xp.copyto(scaled, 0, where=n == 0)
-    return from_array(g * scaled)
+    _npb.xp.multiply(g, scaled, out=scaled)   # (the product, into the quotient's fresh array)
+    return from_array(scaled)
 
 
 def norm_backward(grad, self, p, norm, dim, keepdim):
