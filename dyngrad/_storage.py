@@ -23,31 +23,39 @@ class UntypedStorage:
     ``Storage.of(array, device)`` makes the Storage of a tensor that had none yet, and leaves
     the flat buffer to be made on first use: a new tensor's Storage is often wanted only for
     its version counter (a node saving its output, a ``w.t()`` that NumPy builds directly), and
-    the buffer is not free to make. Until then the ``buffer`` slot is unset, ``_source`` holds
-    the array, and ``__getattr__`` makes the buffer once; later reads find the slot.
+    the buffer is not free to make. Until then ``_buffer`` is None, ``_source`` holds the
+    array, and the ``buffer`` property makes the buffer once. (A property, not a
+    ``__getattr__``: Note [Node attributes are class attributes] in autograd/graph.py.)
     """
 
-    __slots__ = ("buffer", "device", "version", "_source", "__weakref__")
+    __slots__ = ("_buffer", "device", "version", "_source", "__weakref__")
 
     def __init__(self, buffer, device, version: int = 0):
-        self.buffer = buffer
+        self._buffer = buffer
+        self._source = None
         self.device = device
         self.version = version
 
     @classmethod
     def of(cls, array, device) -> "UntypedStorage":
         st = _new(cls)
+        st._buffer = None
         st._source = array
         st.device = device
         st.version = 0
         return st
 
-    def __getattr__(self, name):   # only reached while a slot is unset
-        if name != "buffer":
-            raise AttributeError(name)
-        self.buffer = flat_buffer(self._source)
-        self._source = None   # (the buffer is a view of it: no second reference to count)
-        return self.buffer
+    @property
+    def buffer(self):
+        buffer = self._buffer
+        if buffer is None:
+            buffer = self._buffer = flat_buffer(self._source)
+            self._source = None   # (the buffer is a view of it: no second reference to count)
+        return buffer
+
+    @buffer.setter
+    def buffer(self, value) -> None:
+        self._buffer = value
 
     # torch.UntypedStorage-like accessors (sizes are in bytes, as torch's untyped storage)
     def data_ptr(self) -> int:

@@ -26,8 +26,10 @@ def _is_tensor(x) -> bool:
 def saved_attrs(fn) -> dict:
     """The ``_saved_<name>`` values of a node, in name order (what torch lists with ``dir``).
 
-    Our op nodes answer ``_saved_<name>`` lazily (``OpNode.__getattr__``), so ``dir`` cannot find
-    them; the names are the op's saved values and its non-tensor arguments.
+    Our op nodes answer ``_saved_<name>`` through properties of their class (Note [Node
+    attributes are class attributes] in autograd/graph.py), which ``dir`` of the node lists
+    among its class's other attributes; the names are the op's saved values and its
+    non-tensor arguments.
     """
     spec = getattr(type(fn), "spec", None)
     if not isinstance(fn, OpNode) or spec is None:

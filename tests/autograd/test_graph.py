@@ -186,26 +186,37 @@ def test_calling_a_node_runs_its_formula_as_torch():
         assert isinstance(one, lib.Tensor) and one.grad_fn is not None   # (grad mode is on)
 
 
-def test_node_argument_properties_read_what_getattr_reads():
-    """Node classes carry their op's arguments and input shapes as properties (node_class);
-    they must give what OpNode.__getattr__ gives for the same name."""
-    from dyngrad.autograd.graph import OpNode
-    x = dyngrad.randn(3, 4, requires_grad=True)
-    nodes = [x.sum(1, keepdim=True).grad_fn, x.add(x, alpha=2).grad_fn, x.sub(1.5).grad_fn,
-             x.transpose(0, 1).grad_fn, x.view(12).grad_fn, x.clamp(min=-1).grad_fn,
-             x.softmax(-1).grad_fn, (x @ x.t()).grad_fn]
+def test_node_saved_attributes_read_as_torchs():
+    """Node classes carry their op's arguments, input shapes and saved values as properties
+    (Note [Node attributes are class attributes]): every ``_saved_<name>`` torch's node lists
+    reads the same value here, and an unknown name raises AttributeError as in torch."""
+    def nodes(lib):
+        x = lib.tensor(np.arange(12.0).reshape(3, 4) / 7, requires_grad=True)
+        return [x.sum(1, keepdim=True).grad_fn, x.add(x, alpha=2).grad_fn, x.sub(1.5).grad_fn,
+                x.transpose(0, 1).grad_fn, x.view(12).grad_fn, x.clamp(min=-1).grad_fn,
+                x.softmax(-1).grad_fn, (x @ x.t()).grad_fn, x.pow(3).grad_fn,
+                x.tanh().grad_fn]
+
+    # Differences left as they are: torch shows an int[] dim as a tuple, which dyngrad's
+    # nodes keep as the call gave it, and softmax's dim -1 as 2**64 - 1
+    known = {("SumBackward1", "_saved_dim"), ("MeanBackward1", "_saved_dim"),
+             ("SoftmaxBackward0", "_saved_dim")}
     checked = 0
-    for node in nodes:
-        cls = type(node)
-        names = [n for n, v in vars(cls).items()
-                 if isinstance(v, property) and not n.startswith("_")]
-        for name in names:
-            got = []
-            for read in (getattr, OpNode.__getattr__):
-                try:
-                    got.append(read(node, name))
-                except Exception as e:   # noqa: BLE001  (a scalar input has no shape)
-                    got.append(type(e))
-            assert got[0] == got[1], (cls.__name__, name, got)
+    for ours, theirs in zip(nodes(dyngrad), nodes(torch)):
+        assert type(ours).__name__ == theirs.name()
+        for name in [n for n in dir(theirs) if n.startswith("_saved_")]:
+            want = getattr(theirs, name)
+            got = getattr(ours, name)
+            if (theirs.name(), name) in known:
+                assert got != want   # (fixed one day: then it moves out of `known`)
+            elif isinstance(want, torch.Tensor):
+                np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(),
+                                           rtol=1e-15)
+            else:
+                assert got == want, (theirs.name(), name, got, want)
             checked += 1
+        for lib_node in (ours, theirs):
+            with pytest.raises(AttributeError):
+                lib_node._saved_no_such_name
     assert checked >= 12
+    assert "__getattr__" not in vars(dyngrad.autograd.graph.OpNode)
