@@ -436,6 +436,18 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                     accumulate_grad(fn.variable, g)
                     g = None
                 continue
+            elif inline and type(fn) is AccumulateGrad and not fn._hooked and not getattr(
+                    fn.variable, "_backward_hooks", None):
+                # a captured leaf without hooks (an input of autograd.grad, or of backward's
+                # inputs=, accumulated below): _run_node's capture, inlined. A leaf's node is
+                # never one that must run, and no node waits on it.
+                if fn.variable._grad_dtype is not ...:
+                    g = _leaf_grad(fn.variable, g)
+                if g is not None:
+                    for i in captures.get((fn, 0), ()):
+                        captured[i] = g if captured[i] is None else captured[i] + g
+                    g = None
+                continue
             else:
                 grads = g if type(g) is list else [g]
                 g = None
