@@ -180,7 +180,7 @@ def grad_accumulator(tensor) -> AccumulateGrad:
 
 def gradient_edge(tensor):
     """The edge along which a gradient w.r.t. `tensor` flows: ``(node, input_nr)``."""
-    fn = tensor.grad_fn
+    fn = tensor._grad_fn if tensor._base is None else tensor.grad_fn   # (the property's test)
     if fn is not None:
         return (fn, getattr(tensor, "_output_nr", 0))
     if tensor._requires_grad and not tensor._rg_inherited:

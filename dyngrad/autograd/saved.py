@@ -125,7 +125,7 @@ class SavedTensor:
             return t
         if self.storage.version != version:
             raise RuntimeError(self._modified_message(node))
-        t = object.__new__(_tensor_class())
+        t = object.__new__(_Tensor or _tensor_class())
         t._data = self.data
         t._storage = self.storage
         t._offset = self.offset
