@@ -465,8 +465,9 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                     g = outputs[i]
                     if metas is not None and g is not None:   # validate_outputs, inlined
                         meta = metas[i]
-                        data = g._data   # (a tuple compares its items by identity first)
-                        if meta is not None and (data.shape, data.dtype) != meta:
+                        data = g._data   # (NumPy's dtypes of one kind are one object)
+                        if meta is not None and (data.dtype is not meta[1]
+                                                 or data.shape != meta[0]):
                             g = _validate_one(fn, i, g, meta, wanted)
                     if g is not None and wanted:
                         nr = fn._nrs[i]
