@@ -39,10 +39,10 @@ def linear(input, weight, bias=None, *, out=None):
     if not (isinstance(input, Tensor) and isinstance(weight, Tensor)
             and (bias is None or isinstance(bias, Tensor))):   # (checked cheaply first)
         check_tensors("linear", ("input", input), ("weight", weight), ("bias?", bias))
-    nd = input.ndim
-    if nd == 0 or weight.ndim == 0:
+    nd, weight_nd = input._data.ndim, weight._data.ndim
+    if nd == 0 or weight_nd == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
-                           f"{nd}D and {weight.ndim}D")
+                           f"{nd}D and {weight_nd}D")
     if out is not None:
         return _linear_out(input, weight, bias, out)
     if bias is not None:
