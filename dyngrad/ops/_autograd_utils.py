@@ -85,7 +85,9 @@ def conj(value):
 
 def from_array(result):
     """An array form's result as a new tensor (a NumPy scalar from 0-dim arrays included)."""
-    return _dispatch._wrap(_dispatch._as_array(result))
+    if type(result) is not ndarray or not result.size:   # (else _as_array gives it back)
+        result = _dispatch._as_array(result)
+    return _dispatch._wrap(result)
 
 
 def backward_op(spec, *args):

@@ -468,7 +468,7 @@ def fast_inplace(spec, args, kwargs):
         if y.dtype is not dt or y.shape != shape or (grad_on and a._requires_grad):
             return None
         if a is not target and (x.base is not None or y.base is not None) \
-                and _npb.xp.may_share_memory(x, y):
+                and _npb.may_share_memory(x, y):
             return None          # (the partial-overlap check; arrays owning their memory pass)
         key.append(mine)
         arrays.append(y)
@@ -511,7 +511,7 @@ def fast_inplace_pair(spec, target, other, kwargs):
     if r is None or r[0] is not dt or r[1] is not dt:
         return None
     if other is not target and (x.base is not None or y.base is not None) \
-            and _npb.xp.may_share_memory(x, y):
+            and _npb.may_share_memory(x, y):
         return None              # (the partial-overlap check; arrays owning their memory pass)
     if kwargs:
         if len(kwargs) != 1 or "alpha" not in kwargs or "alpha" not in spec.arg_defaults:
@@ -1154,7 +1154,7 @@ def _check_no_partial_overlap(target, inputs, full=False) -> None:
         if a is target:
             status = "full"
         elif (x.base is not None or y.base is not None or x is y) \
-                and _npb.xp.may_share_memory(x, y):
+                and _npb.may_share_memory(x, y):
             status = _overlap_status(target, a)
         else:
             continue

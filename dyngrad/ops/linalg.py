@@ -74,7 +74,7 @@ def _product(xp, fn, a, b):
     if fn is not xp.matmul or a.ndim != 2:
         return fn(a, b)
     if b.ndim == 1:
-        return xp.dot(a, b)
+        return _npb.dot(a, b)
     if b.ndim != 2:
         return fn(a, b)
     # two matrices (mm, addmm, a linear layer): Note [np.dot or np.matmul]
@@ -86,7 +86,7 @@ def _product(xp, fn, a, b):
             return xp.ascontiguousarray(fn(b.T, a.T).T)
     if a.shape[1] >= 2 and a.shape[0] * b.shape[1] >= _MATMUL_FROM:
         return xp.matmul(a, b)
-    return xp.dot(a, b)
+    return _npb.dot(a, b)
 
 
 # Note [np.dot or np.matmul]

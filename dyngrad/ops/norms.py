@@ -89,7 +89,7 @@ def _vector_norm(xp, self, ord=2, dim=None, keepdim=False, *, dtype=None):
                 with xp.errstate(over="ignore", invalid="ignore"):
                     if len(axes) == x.ndim and x.flags.c_contiguous:
                         flat = x.reshape(-1)
-                        r = xp.sqrt(xp.dot(flat, flat))
+                        r = xp.sqrt(_npb.dot(flat, flat))
                         if keepdim:
                             r = r.reshape((1,) * x.ndim)
                     else:
