@@ -93,3 +93,18 @@ def test_the_two_norms_gradient_same_bits():
     with np.errstate(invalid="ignore"):
         scaled = np.where(n == 0, 0.0, x / n)
     assert t.grad.numpy().tobytes() == (g[:, None] * scaled).tobytes()
+
+
+def test_tanh_backward_with_a_broadcasting_gradient_as_torch():
+    """A gradient of another shape than the output (broadcast) does not fit the output's fresh
+    array: the kernel and its double backward take the expression, with torch's values."""
+    from dyngrad.ops.unary import tanh_backward
+    results = []
+    for lib in (dyngrad, torch):
+        go = lib.tensor(np.linspace(-1, 1, 12).reshape(3, 4), requires_grad=True)
+        out = lib.tensor(np.linspace(-0.5, 0.5, 4), requires_grad=True)
+        r = tanh_backward(go, out) if lib is dyngrad else torch.ops.aten.tanh_backward(go, out)
+        results.append([r.detach().numpy()] + [t.numpy() for t in
+                                               lib.autograd.grad(r.sum(), (go, out))])
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-14)
