@@ -358,7 +358,7 @@ fmin = _nan_ignoring("fmin", "fmin", lambda a, b: a <= b)
 # the same order, so the same numbers, with one array fewer. On the arrays of a large layer
 # this is what counts: NumPy's passes there are bound by memory traffic, and each new array
 # pushes the operands out of the cache. An Adam step's lerp_ of a (256, 784) float32 moment,
-# 156 -> 90 us (one thread, Intel Xeon; torch's fused kernel takes 30).
+# 156 -> 100 us (one thread, Intel Xeon; torch's fused kernel takes 30).
 def _fits(xp, fresh, other) -> bool:
     """Whether a ufunc of `fresh` (a kernel's own new array) and `other` can write its result
     into `fresh`: a float array, and `other` a Python number or an array of its dtype and
