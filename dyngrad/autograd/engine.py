@@ -271,26 +271,27 @@ def _dependencies(root_nodes, parents=None):
     return seen
 
 
-def _must_execute(parents, capture_edges):
+def _must_execute(parents, capture_nodes):
     """Nodes whose backward must run for the gradients ``inputs=`` asks for (torch's
     exec_info), from the parents ``_dependencies`` collected, and the in-degrees the engine
     waits on once the graph is so pruned.
 
-    A node must run when one of its edges is a captured one or leads to a node that must run;
-    everything else is pruned. So the nodes that must run are the parents holding a captured
-    edge, and everything above them: a walk up the parents finds them all. Only edges from
-    nodes that must run carry a gradient, so those alone are counted, each node's as the walk
-    reaches it (a pruned node is never popped, run or counted, as torch's exec_info skips it;
-    a count kept for a node the engine will not visit is never read).
+    As in torch, a node must run when one of its edges leads to a node where a gradient is
+    captured, or to a node that must run; everything else is pruned. The test is by node, not
+    by edge: a parent whose edge enters a captured node at another input (the other half of a
+    ``split``) runs too, and the captured node's tensor hooks see that gradient as well. So the
+    nodes that must run are the parents of the captured nodes, and everything above them: a
+    walk up the parents finds them all. Only edges from nodes that must run carry a gradient,
+    so those alone are counted, each node's as the walk reaches it (a pruned node is never
+    popped, run or counted, as torch's exec_info skips it; a count kept for a node the engine
+    will not visit is never read).
     """
     must = set()
     deps = {}
     stack = []
-    for node, nr in capture_edges:
-        leaf = nr == 0 and type(node) is AccumulateGrad   # (every edge into one is input 0)
+    for node in capture_nodes:
         for fn in parents.get(node, ()):
-            if fn not in must and (leaf or nr in [n for nxt, n in zip(fn._next, fn._nrs)
-                                                  if nxt is node]):
+            if fn not in must:
                 must.add(fn)
                 stack.append(fn)
     while stack:
@@ -340,8 +341,8 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
         captures = {}
         for i, t in enumerate(inputs):
             captures.setdefault(_input_edge(t), []).append(i)
-        must, deps = _must_execute(reached, captures)
         cap_nodes = {e[0] for e in captures}
+        must, deps = _must_execute(reached, cap_nodes)
         if accumulate:
             # backward(inputs=): torch marks each input's own node as one to run, not only to
             # capture at; a non-leaf's node then runs (its hooks too), with nothing needed

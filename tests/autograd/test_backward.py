@@ -134,6 +134,29 @@ def test_grad_runs_only_the_nodes_that_lead_to_its_inputs():
     assert_prints_like_torch(ex)
 
 
+def test_pruning_keeps_nodes_that_reach_a_captured_node_by_any_edge():
+    """torch prunes by node, not by edge: with one half of a split as the input, the nodes
+    behind the other half still run (they reach the split's node), and the other half's tensor
+    hook sees its gradient at the captured node. Likewise for backward(inputs=)."""
+    def ex(torch):
+        x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        a, b = x.split(2)
+        ya, yb = a * 2, (b * 3) * b
+        for node in (ya.grad_fn, yb.grad_fn, yb.grad_fn.next_functions[0][0]):
+            name = node.name()
+            node.register_hook(lambda gi, go, name=name: print("node", name))
+        b.register_hook(lambda g: print("b hook", g))
+        a.register_hook(lambda g: print("a hook", g))
+        loss = ya.sum() + yb.sum()
+        print(torch.autograd.grad(loss, [a], retain_graph=True))
+        loss.backward(inputs=[a], retain_graph=True)
+        print(a.grad, x.grad)
+        c, d = (x * 1).unbind(0)[:2]
+        (c.sin() + d.cos()).backward(inputs=[c])
+        print(c.grad, x.grad)
+    assert_prints_like_torch(ex)
+
+
 def test_grad_allow_unused_and_materialize():
     def ex(torch):
         x = torch.tensor([1.0, 2.0], requires_grad=True)
