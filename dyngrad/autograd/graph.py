@@ -444,7 +444,7 @@ class OpNode(Node):
         visit = _graph_task.visit
         return visit is None or fn in visit
 
-    def _saved_entry(self, key):
+    def _box_for(self, key):
         """The SavedTensor (or other box) kept for `key`; an unboxed input gets its box here,
         kept in its place so that hooks registered on it stay (Note [Saved inputs without a
         box])."""
@@ -503,15 +503,31 @@ def _input_property(k, dtype):
     return property(lambda ctx: ctx._meta[k][0])
 
 
+def _sym_sizes_property(name, k):
+    """``_saved_<input>_sym_sizes``: the input's recorded shape; a Python number given for that
+    input has none (torch's node has no such attribute then)."""
+    def get(ctx):
+        meta = ctx._meta[k]
+        if meta is None:
+            raise AttributeError(f"'{type(ctx).__name__}' object has no attribute "
+                                 f"'_saved_{name}_sym_sizes'")
+        return meta[0]
+    return property(get)
+
+
 def _saved_property(key, raw):
     if raw:   # the box itself (register_hooks)
-        return property(lambda ctx: ctx._saved_entry(key))
-    return property(lambda ctx: ctx._saved_entry(key).unpack(ctx))
+        return property(lambda ctx: ctx._box_for(key))
+    return property(lambda ctx: ctx._box_for(key).unpack(ctx))
 
 
 def _alias_property(name):
-    """``_saved_<name>``: what ``ctx.<name>`` answers (an argument, an input's shape)."""
-    return property(lambda ctx: getattr(ctx, name))
+    """``_saved_<name>``: what ``ctx.<name>`` answers (an argument, an input's shape), with a
+    list shown as the tuple torch shows for an ``int[]``."""
+    def get(ctx):
+        value = getattr(ctx, name)
+        return tuple(value) if type(value) is list else value
+    return property(get)
 
 
 def node_class(spec) -> type:
@@ -532,8 +548,7 @@ def node_class(spec) -> type:
             k = i if spec.diff_index is None else spec.diff_index.index(i)
             for suffix, dtype in (("_shape", False), ("_dtype", True)):
                 attrs.setdefault(name + suffix, _input_property(k, dtype))
-                names.append(name + suffix)
-            attrs.setdefault(f"_saved_{name}_sym_sizes", _alias_property(name + "_shape"))
+            attrs.setdefault(f"_saved_{name}_sym_sizes", _sym_sizes_property(name, k))
     for name in names:
         attrs.setdefault("_saved_" + name, _alias_property(name))
     for key in spec.saves:   # (after the aliases: a saved input's own value wins)
