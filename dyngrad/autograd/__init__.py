@@ -180,9 +180,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     tensors = _as_tuple(tensors)
     if inputs is not None:
         inputs = _as_inputs(inputs, "backward")
-        for t in inputs:   # (torch retains each input's gradient first: retain_grad's check)
-            if not isinstance(t, graph.GradientEdge) and not t.requires_grad:
-                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        for t in inputs:   # torch retains each tensor input's gradient first (for good: it
+            if not isinstance(t, graph.GradientEdge):   # retains it in later backwards too)
+                t.retain_grad()
     grad_tensors = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
     grads = _checked_count(tensors, _make_grads(tensors, grad_tensors))
     if retain_graph is None:

@@ -520,13 +520,8 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                     if type(t) is GradientEdge:   # only an edge into a leaf accumulates
                         if type(t.node) is AccumulateGrad:
                             accumulate_grad(t.node.variable, g)
-                    elif t.retains_grad:
-                        pass                     # (retain_grad's hook has stored it already)
-                    elif create_graph and t.grad_fn is not None:
-                        if g is not None:   # a non-leaf keeps what retain_grad would keep
-                            _tensor_module().retained_grad(t, g)
-                    else:
-                        accumulate_grad(t, g)
+                    elif t.grad_fn is None:   # (a non-leaf's retain_grad hook, which
+                        accumulate_grad(t, g)  # backward() added, has stored it already)
             finally:
                 _state.grad_enabled = prev_grad_mode
         else:
@@ -584,6 +579,13 @@ def _sum_into(old, g, slot, owned):
 def _run_node(fn, grads, captures, captured, must, retain_graph):
     """Run one node with its hooks; returns its output gradients (one per next edge)."""
     hooked = fn._hooked
+    # 0. (and 2.) capture the gradients autograd.grad() / backward(inputs=) asked for. As in
+    # torch's evaluate_function, a node that must run captures its gradients as they arrive,
+    # before its tensor hooks; one only captured at (nothing it leads to is needed) captures
+    # them after its tensor hooks have run
+    needed = captures is not None and fn in must
+    if needed:
+        _capture(fn, grads, captures, captured)
     # 1. tensor pre-hooks (Tensor.register_hook), then retain_grad
     if type(fn) is AccumulateGrad:
         if fn.variable._grad_dtype is not ...:
@@ -597,15 +599,10 @@ def _run_node(fn, grads, captures, captured, must, retain_graph):
     elif hooked:
         _tensor_prehooks(fn, grads)
 
-    # 2. capture the gradients autograd.grad() / backward(inputs=) asked for
-    if captures is not None:
-        for nr, g in enumerate(grads):
-            pos = captures.get((fn, nr))
-            if pos is not None and g is not None:
-                for i in pos:
-                    captured[i] = g if captured[i] is None else captured[i] + g
-        if fn not in must:
-            return None
+    # 2. (see 0.)
+    if captures is not None and not needed:
+        _capture(fn, grads, captures, captured)
+        return None
 
     # 3. node pre-hooks
     if hooked:
@@ -641,6 +638,16 @@ def _run_node(fn, grads, captures, captured, must, retain_graph):
                 if r is not None:
                     outputs = _checked_hook_values(outputs, r, hook)
     return None if type(fn) is AccumulateGrad else outputs
+
+
+def _capture(fn, grads, captures, captured):
+    """Keep fn's incoming gradients where ``inputs=`` asks for them (summed when two inputs
+    are one)."""
+    for nr, g in enumerate(grads):
+        pos = captures.get((fn, nr))
+        if pos is not None and g is not None:
+            for i in pos:
+                captured[i] = g if captured[i] is None else captured[i] + g
 
 
 def _checked_hook_value(original, result, hook):

@@ -157,6 +157,41 @@ def test_pruning_keeps_nodes_that_reach_a_captured_node_by_any_edge():
     assert_prints_like_torch(ex)
 
 
+def test_captured_gradient_before_or_after_tensor_hooks():
+    """As torch's engine: a node that must run (it leads to another input) captures the
+    gradient as it arrives, before the tensor's hooks; a node only captured at captures it
+    after them. retain_grad keeps the hooked one either way."""
+    def ex(torch):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        a = x * 2
+        b = a * 3
+        a.register_hook(lambda g: g + 100)
+        print(torch.autograd.grad(b.sum(), [a], retain_graph=True))
+        print(torch.autograd.grad(b.sum(), [a, x], retain_graph=True))
+        print(torch.autograd.grad(b.sum(), [x, a], retain_graph=True))
+        a.retain_grad()
+        print(torch.autograd.grad(b.sum(), [a, x]), a.grad)
+    assert_prints_like_torch(ex)
+
+
+def test_backward_inputs_retains_a_non_leafs_grad():
+    """backward(inputs=[a]) calls a.retain_grad() as torch does: a.grad is the gradient after
+    a's hooks, and a keeps its gradient in later backwards too."""
+    def ex(torch):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        a = x * 2
+        b = a * 3
+        a.register_hook(lambda g: g + 100)
+        print(a.retains_grad)
+        b.sum().backward(inputs=[a], retain_graph=True)
+        print(a.grad, x.grad, a.retains_grad)
+        b.sum().backward(retain_graph=True)
+        print(a.grad, x.grad, a.retains_grad)
+        b.sum().backward(inputs=[a, x])
+        print(a.grad, x.grad, a.retains_grad)
+    assert_prints_like_torch(ex)
+
+
 def test_grad_allow_unused_and_materialize():
     def ex(torch):
         x = torch.tensor([1.0, 2.0], requires_grad=True)
