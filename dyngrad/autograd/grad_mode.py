@@ -5,7 +5,9 @@ Each context manager also works as a decorator, as in torch.
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
+import warnings
 
 
 class _State(threading.local):
@@ -45,10 +47,29 @@ def is_inference_mode_enabled() -> bool:
     return _state.inference
 
 
+_CLASS_DECORATED = (
+    "Decorating classes is deprecated and will be disabled in future versions. You should "
+    "only decorate functions or methods. To preserve the current behavior of class "
+    "decoration, you can directly decorate the `__init__` method and nothing else.")
+
+
 class _DecoratorContextManager:
-    """Base for the grad-mode managers: usable as ``with`` and as ``@decorator``."""
+    """Base for the grad-mode managers: usable as ``with`` and as ``@decorator``.
+
+    A decorated function runs inside a fresh copy of the manager (``clone``), so one decorator
+    serves any number of calls, nested or in other threads. A decorated generator function
+    gets the mode around each of its steps, not around the call that only creates the
+    generator (which runs none of its body): see ``_each_step_in``. A decorated class is
+    called through a plain function, with torch's FutureWarning."""
 
     def __call__(self, func):
+        if inspect.isclass(func):
+            warnings.warn(_CLASS_DECORATED, FutureWarning, stacklevel=2)
+            cls = func
+            func = lambda *args, **kwargs: cls(*args, **kwargs)   # noqa: E731
+        if inspect.isgeneratorfunction(func):
+            return _each_step_in(self.clone, func)
+
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             with self.clone():
@@ -59,7 +80,44 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+def _each_step_in(make_context, genfunc):
+    """`genfunc` with every resumption of its generators (the first ``next``, each ``send``,
+    ``throw`` and ``close``) run inside a new ``make_context()``, and the caller's own mode in
+    between: a generator that yields inside ``no_grad`` leaves its consumer's grad mode alone."""
+    @functools.wraps(genfunc)
+    def generator(*args, **kwargs):
+        inner = genfunc(*args, **kwargs)
+        try:
+            with make_context():
+                value = inner.send(None)
+            while True:
+                try:
+                    sent = yield value
+                except GeneratorExit:
+                    with make_context():
+                        inner.close()
+                    raise
+                except BaseException as error:   # (thrown in by the consumer: passed on)
+                    with make_context():
+                        value = inner.throw(error)
+                else:
+                    with make_context():
+                        value = inner.send(sent)
+        except StopIteration as done:
+            return done.value
+    return generator
+
+
+class _NoArgumentDecorator(_DecoratorContextManager):
+    """A manager that also decorates without parentheses (``@torch.no_grad``)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoArgumentDecorator):
     """Disable gradient recording inside the block."""
 
     def __enter__(self) -> None:
@@ -70,7 +128,7 @@ class no_grad(_DecoratorContextManager):
         _state.grad_enabled = self.prev
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoArgumentDecorator):
     """Enable gradient recording inside the block (inside ``no_grad`` too)."""
 
     def __enter__(self) -> None:
@@ -138,6 +196,11 @@ class set_multithreading_enabled(_DecoratorContextManager):
 
 class inference_mode(_DecoratorContextManager):
     """No-grad mode whose tensors are marked as inference tensors (torch.inference_mode)."""
+
+    def __new__(cls, mode_or_fn=True):
+        if isinstance(mode_or_fn, bool):
+            return super().__new__(cls)
+        return cls()(mode_or_fn)   # (``@torch.inference_mode``, without parentheses)
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = mode

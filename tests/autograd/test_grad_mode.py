@@ -39,6 +39,71 @@ def test_modes_as_managers_decorators_and_functions():
     assert_prints_like_torch(ex)
 
 
+def test_decorators_without_parentheses_and_on_classes():
+    """``@torch.no_grad``, ``@torch.enable_grad`` and ``@torch.inference_mode`` decorate
+    without parentheses; a decorated class is called through a function, with torch's
+    FutureWarning."""
+    def ex(torch):
+        @torch.no_grad
+        def f():
+            return torch.is_grad_enabled()
+
+        @torch.inference_mode
+        def g():
+            return torch.is_inference_mode_enabled()
+        print(f(), g(), f.__name__, g.__name__)
+        with torch.no_grad():
+            @torch.enable_grad
+            def h():
+                return torch.is_grad_enabled()
+            print(h())
+
+        @torch.no_grad()
+        class A:
+            def __init__(self):
+                self.flag = torch.is_grad_enabled()
+        print(A().flag)
+    assert_prints_like_torch(ex)
+
+
+def test_decorated_generators_switch_the_mode_around_each_step():
+    """A decorated generator function runs each step (next, send, throw, close) in the mode,
+    and its consumer in its own, as torch's context_decorator does."""
+    def ex(torch):
+        @torch.no_grad()
+        def gen():
+            got = yield torch.is_grad_enabled()
+            print("got", got, torch.is_grad_enabled())
+            try:
+                yield 2
+            except ValueError as e:
+                print("caught", e, torch.is_grad_enabled())
+                yield 3
+            return 9
+        g = gen()
+        print(next(g), torch.is_grad_enabled())
+        print(g.send("hi"), torch.is_grad_enabled())
+        print(g.throw(ValueError("boom")))
+        try:
+            next(g)
+        except StopIteration as e:
+            print("stop", e.value)
+        g = gen()
+        next(g)
+        g.close()
+
+        @torch.inference_mode()
+        def inference_gen():
+            yield torch.is_inference_mode_enabled()
+
+        @torch.enable_grad()
+        def grad_gen():
+            yield torch.is_grad_enabled()
+        with torch.no_grad():
+            print(list(inference_gen()), list(grad_gen()), torch.is_grad_enabled())
+    assert_prints_like_torch(ex)
+
+
 def test_inference_mode():
     def ex(torch):
         w = torch.ones(2, requires_grad=True)
