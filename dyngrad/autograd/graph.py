@@ -521,12 +521,62 @@ def _saved_property(key, raw):
     return property(lambda ctx: ctx._box_for(key).unpack(ctx))
 
 
-def _alias_property(name):
-    """``_saved_<name>``: what ``ctx.<name>`` answers (an argument, an input's shape), with a
-    list shown as the tuple torch shows for an ``int[]``."""
-    def get(ctx):
-        value = getattr(ctx, name)
+# Note [Saved arguments as torch shows them]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A node keeps its op's arguments as the call gave them; ``_saved_<name>`` shows them as
+# torch's generated getters do, by the argument's type in torch's schema (read from the parser's
+# signature table, _signatures.py, the first time a node of the op is asked): an ``int[]``
+# is a tuple even when one int was given (``sum(x, 1)``: ``(1,)``), and an ``int`` or the ints
+# of an ``int[]`` are shown as unsigned 64-bit numbers, as torch's getters convert them, so
+# that a dim of -1 reads 2**64 - 1. A Scalar (``alpha``, ``min``) and a float are shown as
+# given. The table holds torch's public functions only; an argument of an op it lacks (slice,
+# split, nll_loss, the pads...) is shown by its value, an int or a list of ints converted
+# unless its name is one of torch's Scalar or float arguments (_NOT_INTEGERS).
+_UINT64 = 1 << 64
+_INT_LISTS = frozenset(("int[]", "SymInt[]"))
+_BY_VALUE = frozenset(("int", "int[]"))   # (an int is an int, a list an int[])
+_NOT_INTEGERS = frozenset((
+    "alpha", "beta", "p", "margin", "lambd", "min_val", "max_val", "negative_slope",
+    "threshold", "lower", "upper", "eps", "delta", "scale", "input_scale", "mean", "std",
+    "median", "sigma", "value", "from_", "to", "rcond", "dropout_p", "min", "max"))
+
+
+def _torch_kinds(spec, name) -> frozenset:
+    """The types torch's signatures give argument `name` of `spec`'s op ("int", "int[]"...),
+    over the overloads of the op's function (``_softmax``: softmax's)."""
+    from ..ops._arg_parser import signatures
+    kinds = set()
+    for fn in (spec.base, spec.base.lstrip("_")):
+        for sig in signatures(fn, False) or ():
+            kinds.update(p.kind for p in sig.params if p.name == name)
+        if kinds:
+            return frozenset(kinds)
+    return frozenset() if name in _NOT_INTEGERS else _BY_VALUE
+
+
+def _as_torch_shows(value, kinds):
+    """`value` of an argument typed `kinds` (Note [Saved arguments as torch shows them])."""
+    if type(value) is int:
+        if "int" in kinds or "SymInt" in kinds:
+            return value % _UINT64
+        if "int[]" in kinds or "SymInt[]" in kinds:
+            return (value % _UINT64,)
+        return value
+    if type(value) in (list, tuple):
+        if kinds & _INT_LISTS:
+            return tuple(v % _UINT64 if type(v) is int else v for v in value)
         return tuple(value) if type(value) is list else value
+    return value
+
+
+def _argument_saved_property(spec, name):
+    """``_saved_<name>`` of an argument: ``ctx.<name>`` as torch shows it."""
+    kinds = []   # filled on first use: the signature table is parsed only when asked
+
+    def get(ctx):
+        if not kinds:
+            kinds.append(_torch_kinds(spec, name))
+        return _as_torch_shows(getattr(ctx, name), kinds[0])
     return property(get)
 
 
@@ -550,7 +600,7 @@ def node_class(spec) -> type:
                 attrs.setdefault(name + suffix, _input_property(k, dtype))
             attrs.setdefault(f"_saved_{name}_sym_sizes", _sym_sizes_property(name, k))
     for name in names:
-        attrs.setdefault("_saved_" + name, _alias_property(name))
+        attrs.setdefault("_saved_" + name, _argument_saved_property(spec, name))
     for key in spec.saves:   # (after the aliases: a saved input's own value wins)
         attrs["_saved_" + key] = _saved_property(key, False)
         attrs["_raw_saved_" + key] = _saved_property(key, True)

@@ -192,24 +192,27 @@ def test_node_saved_attributes_read_as_torchs():
     reads the same value here, and an unknown name raises AttributeError as in torch."""
     def nodes(lib):
         x = lib.tensor(np.arange(12.0).reshape(3, 4) / 7, requires_grad=True)
+        F = lib.nn.functional
+        y = lib.tensor([1, 0, 2])
         return [x.sum(1, keepdim=True).grad_fn, x.add(x, alpha=2).grad_fn, x.sub(1.5).grad_fn,
                 x.transpose(0, 1).grad_fn, x.view(12).grad_fn, x.clamp(min=-1).grad_fn,
                 x.softmax(-1).grad_fn, (x @ x.t()).grad_fn, x.pow(3).grad_fn,
-                x.tanh().grad_fn, x.mean(0).grad_fn, x.norm(2, dim=1).grad_fn]
+                x.tanh().grad_fn, x.mean(0).grad_fn, x.norm(2, dim=1).grad_fn,
+                # Note [Saved arguments as torch shows them]: ints as unsigned 64-bit numbers,
+                # an int[] as a tuple; Scalars as given
+                x.sum(-1).grad_fn, x.amax([0, -1]).grad_fn, x.roll(-1, 0).grad_fn,
+                x.select(0, -1).grad_fn, x[:, -2:].grad_fn, x.split(2, -1)[0].grad_fn,
+                x.tril(-1).grad_fn, x.var(-1, correction=-1).grad_fn,
+                x.add(x, alpha=-2).grad_fn, F.hardtanh(x).grad_fn, F.pad(x, (-1, 1)).grad_fn,
+                F.nll_loss(x.log_softmax(1), y, ignore_index=-5).grad_fn]
 
-    # Differences left as they are: torch shows an int[] dim given as one int as a tuple, which
-    # dyngrad's nodes keep as the call gave it, and softmax's dim -1 as 2**64 - 1
-    known = {("SumBackward1", "_saved_dim"), ("MeanBackward1", "_saved_dim"),
-             ("SoftmaxBackward0", "_saved_dim")}
     checked = 0
     for ours, theirs in zip(nodes(dyngrad), nodes(torch)):
         assert type(ours).__name__ == theirs.name()
         for name in [n for n in dir(theirs) if n.startswith("_saved_")]:
             want = getattr(theirs, name)
             got = getattr(ours, name)
-            if (theirs.name(), name) in known:
-                assert got != want   # (fixed one day: then it moves out of `known`)
-            elif isinstance(want, torch.Tensor):
+            if isinstance(want, torch.Tensor):
                 np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(),
                                            rtol=1e-15)
             else:
@@ -223,5 +226,5 @@ def test_node_saved_attributes_read_as_torchs():
         for name in [n for n in dir(ours) if n.startswith("_saved_")]:
             assert not callable(getattr(ours, name, None)), name
             assert name not in ("_saved_self_shape", "_saved_self_dtype"), name
-    assert checked >= 12
+    assert checked >= 40
     assert "__getattr__" not in vars(dyngrad.autograd.graph.OpNode)
