@@ -293,6 +293,12 @@ ERRORS = {
     "sort complex": lambda lib: lib.tensor([1j]).sort(),
     "argsort complex": lambda lib: lib.tensor([1j]).argsort(),
     "sort dim": lambda lib: lib.ones(2, 3).sort(2),
+    # stable= is taken with dim and descending as keywords only, as torch's parser has it
+    "sort positional dim with stable": lambda lib: lib.sort(lib.ones(2, 3), 1, stable=True),
+    "sort method positional dim with stable": lambda lib: lib.ones(2, 3).sort(1, stable=True),
+    "argsort positional dim with stable": lambda lib: lib.argsort(lib.ones(2), 0, stable=True),
+    "argsort method positional dim with stable":
+        lambda lib: lib.ones(2).argsort(0, True, stable=False),
     "sort 0-dim dim": lambda lib: lib.tensor(1.0).sort(1),
     "cummax 0-dim dim": lambda lib: lib.tensor(1.0).cummax(1),
     "searchsorted side": lambda lib: lib.searchsorted(lib.ones(3), lib.ones(2), side="mid"),

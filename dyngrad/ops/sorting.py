@@ -23,6 +23,8 @@ Note [NaN and ties in torch's selections]
 """
 from __future__ import annotations
 
+import functools
+
 from .. import _dtypes as D
 from .. import return_types
 from .._promotion import Promote
@@ -30,6 +32,7 @@ from .._utils import canonical_dim, plain_int
 from ..backends import numpy_backend as _npb
 from . import _dispatch, _stl
 from ._geometry import infer_dense_strides, is_non_overlapping_and_dense
+from ._arg_parser import check_call
 from ._registry import FUNCTIONS, METHODS, defop
 from ..autograd.forward_ad import AUTO_LINEAR
 from .pointwise import _not_implemented, _require_tensor
@@ -164,6 +167,20 @@ def _sort_stable(xp, self, indices, *, stable, dim=-1, descending=False):
     return gather_along(xp, self, indices, dim)
 
 
+def _stable_by_keyword(name: str, is_method: bool):
+    """sort's and argsort's overloads that take ``stable`` take dim and descending by keyword
+    only: torch's parser refuses ``sort(x, 1, stable=True)``, with its TypeError."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def checked(self, *args, **kwargs):
+            if args and "stable" in kwargs:
+                check_call(name, args if is_method else (self,) + args, kwargs, is_method)
+            return fn(self, *args, **kwargs)
+        return checked
+    return wrap
+
+
+@_stable_by_keyword("sort", False)
 def sort(input, dim=-1, descending=False, *, stable=_UNSET, out=None):
     """Sort ``input`` along ``dim``: ``(values, indices)``. NaN sorts as the largest value.
 
@@ -187,6 +204,7 @@ def sort(input, dim=-1, descending=False, *, stable=_UNSET, out=None):
     return return_types.sort((values, indices))
 
 
+@_stable_by_keyword("argsort", False)
 def argsort(input, dim=-1, descending=False, *, stable=False, out=None):
     """The indices that sort ``input`` along ``dim`` (``sort(...).indices``)."""
     _require_tensor("argsort", input)
@@ -212,12 +230,14 @@ def msort(input, *, out=None):
     return values
 
 
+@_stable_by_keyword("sort", True)
 def _sort_method(self, dim=-1, descending=False, *, stable=_UNSET):
-    return sort(self, dim, descending, stable=stable)
+    return sort(self, dim=dim, descending=descending, stable=stable)
 
 
+@_stable_by_keyword("argsort", True)
 def _argsort_method(self, dim=-1, descending=False, *, stable=False):
-    return argsort(self, dim, descending, stable=stable)
+    return argsort(self, dim=dim, descending=descending, stable=stable)
 
 
 # ---------------------------------------------------------------------------------------------
