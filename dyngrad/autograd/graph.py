@@ -42,6 +42,7 @@ from typing import NamedTuple
 from ..utils.hooks import RemovableHandle
 from .saved import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks  # noqa: F401
 from .saved import boxed
+from ._torch_saved_names import SAVED_NAMES
 
 _next_sequence_nr = itertools.count().__next__
 UINT64_MAX = 2 ** 64 - 1
@@ -523,6 +524,11 @@ def _saved_property(key, raw):
 
 # Note [Saved arguments as torch shows them]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``dir(node)`` lists under ``_saved_`` what torch's node of that name lists: an argument or
+# an input's shape is answered there only where torch keeps it (the table of
+# _torch_saved_names.py, read from torch's node classes; a node torch lacks shows them all).
+# The formulas read them as ``ctx.<name>`` either way.
+#
 # A node keeps its op's arguments as the call gave them; ``_saved_<name>`` shows them as
 # torch's generated getters do, by the argument's type in torch's schema (read from the parser's
 # signature table, _signatures.py, the first time a node of the op is asked): an ``int[]``
@@ -587,6 +593,8 @@ def node_class(spec) -> type:
     (``ctx.self_shape``, ``ctx.self_dtype``), and torch's names for the saved values
     (``_saved_self``, ``_raw_saved_self``, ``_saved_dim``, ``_saved_self_sym_sizes``)."""
     attrs = {"__slots__": (), "spec": spec, "__module__": "dyngrad.autograd.graph"}
+    # the _saved_ names torch's node of that name has (None: a node torch lacks, all shown)
+    shown = SAVED_NAMES.get(spec.node)
     names = []
     for name in spec.arg_defaults:
         if not name.startswith("_"):
@@ -598,9 +606,11 @@ def node_class(spec) -> type:
             k = i if spec.diff_index is None else spec.diff_index.index(i)
             for suffix, dtype in (("_shape", False), ("_dtype", True)):
                 attrs.setdefault(name + suffix, _input_property(k, dtype))
-            attrs.setdefault(f"_saved_{name}_sym_sizes", _sym_sizes_property(name, k))
+            if shown is None or f"{name}_sym_sizes" in shown:
+                attrs.setdefault(f"_saved_{name}_sym_sizes", _sym_sizes_property(name, k))
     for name in names:
-        attrs.setdefault("_saved_" + name, _argument_saved_property(spec, name))
+        if shown is None or name in shown:
+            attrs.setdefault("_saved_" + name, _argument_saved_property(spec, name))
     for key in spec.saves:   # (after the aliases: a saved input's own value wins)
         attrs["_saved_" + key] = _saved_property(key, False)
         attrs["_raw_saved_" + key] = _saved_property(key, True)
