@@ -273,7 +273,7 @@ def inplace_details(saved, node, storage) -> str:
 
 def _saved_role(saved, node):
     """`self`, `other`, `result`… for an op's node, ``saved_tensors[i]`` for a Function's."""
-    entries = getattr(node, "_saved", None) if node is not None else None
+    entries = getattr(node, "_held", None) if node is not None else None
     if not entries:
         return None
     for i, entry in enumerate(entries):

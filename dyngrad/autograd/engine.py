@@ -413,7 +413,7 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
                     n = fn._n_outputs
                     outputs = formula(fn, g) if n == 1 else formula(fn, g, *(None,) * (n - 1))
                     if not retain_graph:
-                        fn._saved = None
+                        fn._held = None
                     if type(outputs) is not tuple:
                         outputs = (outputs,)
                     metas = fn._meta

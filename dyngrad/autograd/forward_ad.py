@@ -182,7 +182,7 @@ def _set_fw_grad(t, tangent) -> None:
 def _share_with_saved_output(t, tangent) -> None:
     """If `t`'s node saved `t` as its output, that saved output takes `tangent` too (Note [Saved
     outputs keep their tangent] in saved.py)."""
-    saved = getattr(t._grad_fn, "_saved", None)
+    saved = getattr(t._grad_fn, "_held", None)
     if saved:
         data = t._data
         for entry in saved:
@@ -324,7 +324,7 @@ def _jvp_ctx(spec, inputs, rest, kwargs, outs, present):
             saved.append(_Primal(inputs[spec.inputs.index(n)]))
         else:
             saved.append(_Primal(None))
-    ctx._saved = tuple(saved)
+    ctx._held = tuple(saved)
     ctx.primals = inputs
     ctx.result = outs[0] if len(outs) == 1 else outs
     return ctx

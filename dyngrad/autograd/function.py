@@ -94,7 +94,7 @@ class BackwardCFunction(Node, FunctionCtx):
     to_save = None
     dirty_tensors = None
     non_differentiable = None
-    _saved = None
+    _held = None
     _freed = False
     _in_jvp = False
     _input_meta = ()
@@ -117,7 +117,7 @@ class BackwardCFunction(Node, FunctionCtx):
             return tuple(getattr(self, "saved_for_forward", ()))
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        saved = self._saved
+        saved = self._held
         if saved is None:   # in forward, or not recorded (no_grad): nothing saved yet, as torch
             return ()
         return tuple([None if s is None else s.unpack(self) for s in saved])
@@ -133,14 +133,14 @@ class BackwardCFunction(Node, FunctionCtx):
         """The SavedTensor boxes of what forward saved (register_hooks works on them)."""
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        return () if self._saved is None else self._saved
+        return () if self._held is None else self._held
 
     # -- the engine's interface ----------------------------------------------------------------
     def input_metadata(self, i):
         return self._input_meta[i]
 
     def release_variables(self) -> None:
-        self._saved = None
+        self._held = None
         self._freed = True
 
     def apply(self, grads):
@@ -437,7 +437,7 @@ def _save(ctx, outs) -> None:
             saved.append(SavedTensor(t, is_output=True, output_nr=nr))
         else:
             saved.append(SavedTensor(t))
-    ctx._saved = tuple(saved)
+    ctx._held = tuple(saved)
     ctx.to_save = None
 
 

@@ -378,7 +378,7 @@ class OpNode(Node):
     and ``ctx.needs_input_grad``. torch's ``_saved_<name>`` attributes read the same values.
     """
 
-    __slots__ = ("_saved", "_args", "_kwargs", "_meta")
+    __slots__ = ("_held", "_args", "_kwargs", "_meta")
     spec = None  # the OpSpec, set on each subclass
     _n_outputs = 1
 
@@ -393,7 +393,7 @@ class OpNode(Node):
         return out if type(out) is tuple else (out,)
 
     def release_variables(self) -> None:
-        self._saved = None
+        self._held = None
 
     def input_metadata(self, i):
         return self._meta[i]
@@ -401,7 +401,7 @@ class OpNode(Node):
     # -- the ctx interface -----------------------------------------------------------------
     @property
     def saved_tensors(self) -> tuple:
-        saved = self._saved
+        saved = self._held
         if saved is None:
             from .saved import FREED_MESSAGE
             raise RuntimeError(FREED_MESSAGE)
@@ -449,7 +449,7 @@ class OpNode(Node):
         """The SavedTensor (or other box) kept for `key`; an unboxed input gets its box here,
         kept in its place so that hooks registered on it stay (Note [Saved inputs without a
         box])."""
-        saved = self._saved
+        saved = self._held
         i = self.spec.saves.index(key)
         if saved is None:   # freed by a backward: a box that says so when it is used
             from .saved import FreedSavedTensor
@@ -457,7 +457,7 @@ class OpNode(Node):
         entry = saved[i]
         box = boxed(entry)
         if box is not entry:
-            self._saved = saved[:i] + (box,) + saved[i + 1:]
+            self._held = saved[:i] + (box,) + saved[i + 1:]
         return box
 
 
@@ -491,7 +491,7 @@ _CPP_NODES = {"CopyBackwards", "CopySlices", "AccumulateGrad", "GraphRoot", "Err
 # ``_saved_<name>`` and ``_raw_saved_<name>``) is made once per op as properties of its class
 # (node_class), not looked up by a ``__getattr__``: a class that defines ``__getattr__`` makes
 # CPython 3.11 leave every attribute read on its instances unspecialised, and the engine and the
-# formulas read a node's slots (``_next``, ``_saved``, ``_meta``...) on every backward: 22 ns a
+# formulas read a node's slots (``_next``, ``_held``, ``_meta``...) on every backward: 22 ns a
 # read instead of 4.4, about 4% of a gradient penalty step at toy sizes.
 def _from_np(np_dtype):
     from .._dtypes import from_np

@@ -20,7 +20,7 @@ it (``SavedTensor.of_input``): the version it had when saved is 0 by constructio
 would only hold that 0. Unpacking checks that the version is still 0 (``Tensor._unpack_saved``)
 and raises the same message a box would. Everything else is boxed: outputs, inputs already
 written in place, inputs saved under saved-tensor hooks, Python numbers. Every entry of
-``node._saved`` answers ``_unpack_saved(node)``; code that needs the box itself
+``node._held`` answers ``_unpack_saved(node)``; code that needs the box itself
 (``_raw_saved_self``, register_hooks) asks for it with ``boxed``. The box costs a third of what
 recording a binary op costs beyond its kernel (an object and three attributes per saved input),
 and the 100 000-op chain keeps 100 000 fewer objects alive.
@@ -142,7 +142,7 @@ class SavedTensor:
             forward_ad._restore_saved_tangent(t, self.fw)
         return t
 
-    _unpack_saved = unpack   # the protocol of node._saved's entries (Note [Saved inputs ...])
+    _unpack_saved = unpack   # the protocol of node._held's entries (Note [Saved inputs ...])
 
     # -- saved tensor hooks (Note [Saved tensor hooks]) ----------------------------------------
     def _pack(self, tensor, pack_hook, unpack_hook, output_nr=0):

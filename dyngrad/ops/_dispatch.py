@@ -601,12 +601,12 @@ def unary_fast_path(spec, otherwise, method=False):
         t._grad_fn = node
         t._requires_grad = True
         if saves == 1:      # the input: itself when never written and no hooks are pushed
-            node._saved = (a,) if a._storage is None and not (
+            node._held = (a,) if a._storage is None and not (
                 _saved_module._hooks_active or a._is_inference) else (_saved_input(a),)
         elif saves == 2:    # the result, as the node's own output
-            node._saved = (SavedTensor(t, is_output=True),)
+            node._held = (SavedTensor(t, is_output=True),)
         else:
-            node._saved = ()
+            node._held = ()
         if _anomaly.enabled:
             _anomaly_mode.record_node(node)
         return t
@@ -725,10 +725,10 @@ def binary_fast_path(spec, otherwise, method=False):
         # kept as they are (Note [Saved inputs without a box]); every other case is saved_inputs'
         if saves and bt is not None and a._storage is None and b._storage is None \
                 and not (_saved_module._hooks_active or a._is_inference or b._is_inference):
-            node._saved = (a, b) if saves == 1 else \
+            node._held = (a, b) if saves == 1 else \
                 (a if b._requires_grad else _NOT_SAVED, b if a._requires_grad else _NOT_SAVED)
         else:
-            node._saved = tuple(saved_inputs(spec.save_plan, (a, b))) if spec.save_plan \
+            node._held = tuple(saved_inputs(spec.save_plan, (a, b))) if spec.save_plan \
                 else ()
         t._grad_fn = node
         t._requires_grad = True
@@ -1229,10 +1229,10 @@ def _write_inplace(spec, target, result, inputs=(), rest=(), kwargs=None, record
 def _attach_inplace(spec, node, target, is_view) -> None:
     """Make the in-place op's node `target`'s history (or its base's, through CopySlices)."""
     if spec.saves_result:
-        saved = list(node._saved)
+        saved = list(node._held)
         for pos, _ in spec.saved_outputs:
             saved.insert(pos, SavedTensor(target, is_output=True))
-        node._saved = tuple(saved)
+        node._held = tuple(saved)
     was_required = target._requires_grad
     if target._data.dtype.kind in "fcV":
         target._grad_fn = node

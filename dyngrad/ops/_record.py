@@ -108,7 +108,7 @@ def _record(spec, inputs, rest, kwargs, outputs):
             out = outputs[nr]   # an output without this node (indices) is saved as it is
             saved.insert(pos, SavedTensor(out, is_output=True, output_nr=nr)
                          if out._grad_fn is node else SavedTensor(out))
-    node._saved = tuple(saved)
+    node._held = tuple(saved)
     if _anomaly.enabled:   # anomaly mode: remember the forward call (autograd/anomaly_mode.py)
         from ..autograd.anomaly_mode import record_node
         record_node(node)
@@ -142,7 +142,7 @@ def _record_one(spec, a, rest, kwargs, out):
         for pos, _ in spec.saved_outputs:
             saved.insert(pos, SavedTensor(out, is_output=True) if differentiable
                          else SavedTensor(out))
-    node._saved = tuple(saved)
+    node._held = tuple(saved)
     if _anomaly.enabled:
         from ..autograd.anomaly_mode import record_node
         record_node(node)

@@ -230,7 +230,7 @@ class WhileLoopAutogradOp(_HigherOrderAutogradOp):
 
 
 def _release(ctx) -> None:
-    ctx._saved = None
+    ctx._held = None
     ctx._freed = True
     ctx._inner = None   # the inner graph goes with it
 

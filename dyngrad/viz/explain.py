@@ -67,7 +67,7 @@ def _tensor_desc(t) -> str:
 def _saved_entries(fn):
     """(role, SavedTensor) for a node's saved tensors that carry a version."""
     from ..autograd.saved import SavedTensor, boxed
-    saved = getattr(fn, "_saved", None)
+    saved = getattr(fn, "_held", None)
     if not saved:
         return []
     spec = getattr(type(fn), "spec", None)
@@ -115,7 +115,7 @@ def _graph_lines(loss, nodes, index, names):
             mark = "" if now == s.version else "  <-- MODIFIED IN PLACE"
             what = _tensor_desc(s.tensor) if s.tensor is not None else "output"
             lines.append(f"      saved {role}: {what}, version {s.version} (now {now}){mark}")
-        if getattr(fn, "_saved", 1) is None and not isinstance(fn, AccumulateGrad) \
+        if getattr(fn, "_held", 1) is None and not isinstance(fn, AccumulateGrad) \
                 and getattr(type(fn), "spec", None) is not None and type(fn).spec.saves:
             lines.append("      saved: freed (backward already ran without retain_graph)")
     return lines

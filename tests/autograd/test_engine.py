@@ -46,11 +46,11 @@ def test_saved_arrays_are_released_after_their_node_runs():
     x = dyngrad.ones(1000, requires_grad=True)
     y = x.exp()                    # saves its result
     node = y.grad_fn
-    saved_array = weakref.ref(node._saved[0].storage)
+    saved_array = weakref.ref(node._held[0].storage)
     z = (y * 2).sum()
     del y
     z.backward()
-    assert node._saved is None
+    assert node._held is None
     assert saved_array() is None
 
 

@@ -51,3 +51,23 @@ def test_node_classes_list_torchs_saved_names():
     assert missing == MISSING
     assert checked > 400
     assert dyngrad.autograd.graph.SAVED_NAMES is SAVED_NAMES
+
+
+def test_names_prefixed_saved_are_torchs():
+    """The notes' way to see what a node saved, its attributes prefixed ``_saved``, lists the
+    same names as torch, for an op's node and a custom Function's (no internal slot shows)."""
+    def names(lib):
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.save_for_backward(a)
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        return [sorted(n for n in dir(node) if n.startswith(("_saved", "_raw_saved")))
+                for node in (x.exp().grad_fn, (x * x).grad_fn, x[:1].grad_fn,
+                             Double.apply(x).grad_fn)]
+    assert names(dyngrad) == names(torch)
