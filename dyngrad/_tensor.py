@@ -475,6 +475,14 @@ class Tensor:
 
     @data.setter
     def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        kind = value._data.dtype.kind
+        if self._requires_grad and kind not in "fcV":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
+        if value._data.dtype != self._data.dtype:   # (torch resets the leaf's accumulator,
+            self._accumulator = None                # whose metadata is the old dtype's)
         self._data = value._data
         self._storage = value._storage_obj()
         self._offset = value._offset
@@ -506,7 +514,7 @@ class Tensor:
         return self._data.tolist()
 
     def __float__(self) -> float:
-        if self._requires_grad:
+        if self._requires_grad and _grad_state.grad_enabled:   # (torch's warning: grad mode on)
             _warn_once_at_caller(_SCALAR_OF_REQUIRES_GRAD)
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
@@ -520,7 +528,7 @@ class Tensor:
                    if self.is_complex() or self._data.dtype.kind == "u" else v)
 
     def __complex__(self) -> complex:
-        if self._requires_grad:
+        if self._requires_grad and _grad_state.grad_enabled:   # (torch's warning: grad mode on)
             _warn_once_at_caller(_SCALAR_OF_REQUIRES_GRAD)
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")

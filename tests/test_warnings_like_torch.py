@@ -220,6 +220,8 @@ CASES = {
     "float_of_non_leaf": lambda L: float(L.ones((), requires_grad=True) * 2),
     "float_of_two_elements": lambda L: float(L.ones(2, requires_grad=True)),
     "complex_of_requires_grad": lambda L: complex(L.ones((), requires_grad=True)),
+    "float_under_no_grad_does_not_warn": lambda L: L.no_grad()(
+        lambda: (float(L.ones((), requires_grad=True)), complex(L.ones((), requires_grad=True))))(),
     "math_of_requires_grad": lambda L: __import__("math").exp(L.ones((), requires_grad=True)),
     "tensor_of_requires_grad_scalars": lambda L: L.tensor([L.ones((), requires_grad=True)] * 2),
     "int_item_bool_do_not_warn": lambda L: [f(L.ones((), requires_grad=True))

@@ -129,6 +129,30 @@ def test_requires_grad_rules():
     assert_prints_like_torch(ex)
 
 
+def test_setting_data_checks_like_torch():
+    """``x.data = t`` takes a tensor only, and for a tensor that requires grad one of a
+    floating or complex dtype; a new dtype gives the leaf a new AccumulateGrad."""
+    def ex(torch):
+        x = torch.ones(2, requires_grad=True)
+        y = x * 2
+        for value in (5, None, torch.zeros(3, dtype=torch.int64)):
+            try:
+                x.data = value
+            except (TypeError, RuntimeError) as e:
+                print(type(e).__name__, e)
+        x.data = torch.zeros(3)
+        print(x, x.requires_grad, x.is_leaf)
+        y.sum().backward()
+        print(x.grad)
+        before = (x * 2).grad_fn.next_functions[0][0]
+        x.data = torch.zeros(3, dtype=torch.float64)
+        print(before is (x * 2).grad_fn.next_functions[0][0])
+        z = torch.ones(2)
+        z.data = torch.ones(2, dtype=torch.int64)
+        print(z)
+    assert_prints_like_torch(ex)
+
+
 def test_grad_on_non_leaf_warns_like_torch():
     def ex(torch):
         x = torch.ones(2, requires_grad=True)
