@@ -481,8 +481,10 @@ class Tensor:
         if self._requires_grad and kind not in "fcV":
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point or complex dtype")
-        if value._data.dtype != self._data.dtype:   # (torch resets the leaf's accumulator,
-            self._accumulator = None                # whose metadata is the old dtype's)
+        # torch resets the leaf's accumulator, whose metadata is the old dtype's (the slot is
+        # read directly: a lazy module's placeholder refuses every other read of its array)
+        if value._data.dtype != Tensor.__dict__["_data"].__get__(self).dtype:
+            self._accumulator = None
         self._data = value._data
         self._storage = value._storage_obj()
         self._offset = value._offset
