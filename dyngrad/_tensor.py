@@ -634,9 +634,17 @@ class Tensor:
     def real(self) -> "Tensor":
         return _ops.real(self)
 
+    @real.setter
+    def real(self, value) -> None:   # (torch: a copy into the view, a Python number too)
+        self.real.copy_(value if isinstance(value, Tensor) else _ops.tensor(value))
+
     @property
     def imag(self) -> "Tensor":
         return _ops.imag(self)
+
+    @imag.setter
+    def imag(self, value) -> None:
+        self.imag.copy_(value if isinstance(value, Tensor) else _ops.tensor(value))
 
 
 def retained_grad(t: Tensor, grad: Tensor) -> None:

@@ -199,3 +199,39 @@ def test_gradcheck_catches_a_missing_conjugate():
         assert lib.autograd.gradcheck(_unconjugated(lib), (z,), raise_exception=False) is False
     assert messages[1] == messages[0]
     assert messages[0].startswith("GradcheckError: While considering the imaginary part")
+
+
+def test_real_and_imag_are_views_as_in_torch():
+    """``z.real`` and ``z.imag`` are views of the complex tensor's memory (view_as_real, then
+    a select), as torch's: writes through them and the property setters land in ``z``; the
+    graph is SelectBackward0 over ViewAsRealBackward0; the strides are twice z's."""
+    import contextlib
+    import io
+
+    def program(lib):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            z = lib.tensor([1 + 2j, 3 + 4j])
+            r = z.real
+            r.mul_(10)
+            print(z, r._base is z, r.stride(), z.imag.storage_offset(), z._version)
+            z.real = lib.tensor([5.0, 6.0])
+            z.imag = -1.5
+            print(z)
+            x = lib.tensor([1 + 2j, 3 + 4j], requires_grad=True)
+            y = x * 2
+            print(y.real.grad_fn.name(), y.imag.grad_fn.next_functions[0][0].name(),
+                  y.real.grad_fn._saved_dim, y.imag.grad_fn._saved_index)
+            (y.real * 3 + y.imag * 5).sum().backward()
+            print(x.grad)
+            zt = lib.tensor([[1 + 2j, 3 + 4j], [5j, 6]]).t()
+            print(zt.real.stride(), zt.imag.stride(), zt.imag.storage_offset())
+            v = x.detach().clone().requires_grad_() * 1
+            v.real.add_(1)
+            print(v.grad_fn.name(), lib.ones(2).real)
+            try:
+                lib.ones(2).imag
+            except RuntimeError as e:
+                print(e)
+        return out.getvalue()
+    assert program(dyngrad) == program(torch)

@@ -14,7 +14,7 @@ from .._promotion import Promote
 from ..backends import numpy_backend as _npb
 from . import _registry
 from ._registry import FUNCTIONS, INPLACE, METHODS, OpSpec, defop
-from ..autograd.forward_ad import AUTO_ELEMENT_WISE, AUTO_LINEAR
+from ..autograd.forward_ad import AUTO_ELEMENT_WISE
 from ._autograd_utils import conj, handle_r_to_c
 from .creation import zeros_like
 
@@ -528,62 +528,24 @@ minimum = _minmax("minimum", "minimum", lambda a, b: a > b, lambda a, b: a < b)
 
 
 # -- real / imag ---------------------------------------------------------------------------------
-# torch returns views of a complex tensor (view_as_real + select, hence SelectBackward0);
-# dyngrad's storage is one NumPy buffer of the complex dtype, so these are copies for now.
-def _complex_part(xp, z, index):
-    """Part `index` (0 real, 1 imaginary) of a copy of `z`, strided as torch's view of it.
-
-    The copy has z's geometry (strides in elements), so the part has torch's strides: twice
-    z's, over the interleaved (re, im) floats.
-    """
-    stride = tuple(st // z.itemsize for st in z.strides)
-    span = 0 if 0 in z.shape else 1 + sum((n - 1) * st for n, st in zip(z.shape, stride))
-    buffer = xp.empty(span, z.dtype)
-    _npb.strided(buffer, z.shape, stride, 0)[...] = z
-    return _npb.strided(buffer.view(z.real.dtype), z.shape, tuple(2 * st for st in stride),
-                        index if span else 0)
-
-
-@defop("real", node="SelectBackward0", promote=Promote.COMPLEX_TO_FLOAT, variants=(),
-       scalars=())
-def real_complex(xp, self):
-    return _complex_part(xp, self, 0)
-
-
-@real_complex.backward
-def _(ctx, grad):
-    return grad                  # the engine casts it to the complex dtype: grad + 0j
-
-
-real_complex.jvp(AUTO_LINEAR)
-
-
-@defop("imag", node="SelectBackward0", promote=Promote.COMPLEX_TO_FLOAT, variants=(),
-       scalars=())
-def imag_complex(xp, self):
-    return _complex_part(xp, self, 1)
-
-
-@imag_complex.backward
-def _(ctx, grad):
-    return grad * 1j
-
-
-imag_complex.jvp(AUTO_LINEAR)
-
-
+# torch's real and imag of a complex tensor are views of its memory: view_as_real (pairs of
+# reals, one more dim of size 2) and a select of index 0 or 1 on that dim, hence the graph
+# SelectBackward0 -> ViewAsRealBackward0, torch's strides (twice the complex tensor's) and
+# writes through them (``z.real.mul_(2)``, ``z.imag = t``) landing in the complex tensor.
 def real(input):
-    """The real part. Differences from torch: a copy, not a view, for complex tensors."""
+    """The real part: for a complex tensor a view of its memory, else the tensor itself."""
     _require_tensor("real", input)
-    return real_complex(input) if input.is_complex() else input
+    if not input.is_complex():
+        return input
+    return FUNCTIONS["view_as_real"](input).select(input.dim(), 0)
 
 
 def imag(input):
-    """The imaginary part. Differences from torch: a copy, not a view."""
+    """The imaginary part of a complex tensor, as a view of its memory."""
     _require_tensor("imag", input)
     if not input.is_complex():
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return imag_complex(input)
+    return FUNCTIONS["view_as_real"](input).select(input.dim(), 1)
 
 
 for _name, _fn in (("clamp", clamp), ("clip", clamp)):

@@ -19,8 +19,6 @@ def test_table_is_torchs():
 
 # Names torch's node has that dyngrad's op does not keep (op name: missing names)
 MISSING = {
-    "real": {"dim", "index"},          # (dyngrad's real/imag are selects of the real view,
-    "imag": {"dim", "index"},          # named as torch's; torch's SelectBackward0 keeps both)
     "_adaptive_avg_pool2d_backward": {"grad_output_sym_argsize_minus_1",
                                       "grad_output_sym_argsize_minus_2"},
     "_adaptive_avg_pool3d_backward": {"grad_output_sym_argsize_minus_1",
