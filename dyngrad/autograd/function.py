@@ -94,6 +94,7 @@ class BackwardCFunction(Node, FunctionCtx):
     to_save = None
     dirty_tensors = None
     non_differentiable = None
+    saved_for_forward = None   # (save_for_forward's tensors: jvp reads them during apply only)
     _held = None
     _freed = False
     _in_jvp = False
@@ -334,6 +335,8 @@ def _apply(cls, args, kwargs, new_style):
         record_node(ctx)
     if forward_ad:
         _fwad.function_jvp(cls, ctx, args, outs)
+    if ctx.saved_for_forward is not None:   # (torch's node reads None once apply returned)
+        ctx.saved_for_forward = None
     return tuple(outs) if is_tuple else outs[0]
 
 

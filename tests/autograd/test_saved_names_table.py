@@ -59,13 +59,15 @@ def test_names_prefixed_saved_are_torchs():
             @staticmethod
             def forward(ctx, a):
                 ctx.save_for_backward(a)
+                ctx.save_for_forward(a)
                 return a * 2
 
             @staticmethod
             def backward(ctx, g):
                 return g * 2
         x = lib.tensor([1.0, 2.0], requires_grad=True)
+        function_node = Double.apply(x).grad_fn
         return [sorted(n for n in dir(node) if n.startswith(("_saved", "_raw_saved")))
                 for node in (x.exp().grad_fn, (x * x).grad_fn, x[:1].grad_fn,
-                             Double.apply(x).grad_fn)]
+                             function_node)] + [function_node.saved_for_forward]
     assert names(dyngrad) == names(torch)
