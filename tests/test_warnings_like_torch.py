@@ -84,6 +84,16 @@ def _scheduler_with_epoch(L):
     sched.step(1)
 
 
+def _grad_against_layout(L):
+    """A .grad set by hand with other strides than its leaf's, then accumulated into."""
+    g = L.ones(3, 4).requires_grad_()
+    g.grad = L.zeros(4, 3).t()
+    (g * 2).sum().backward()
+    e = L.ones(3, 1).expand(3, 4).requires_grad_()   # (not dense: C order is the contract)
+    e.grad = L.zeros(4, 3).t()
+    (e * 2).sum().backward()
+
+
 def _readonly_array():
     a = np.ones(2)
     a.flags.writeable = False
@@ -383,6 +393,7 @@ CASES = {
     "gradcheck_float32_input": _gradcheck_float32,
     "function_instantiated": _instantiated_function,
     "detect_anomaly": lambda L: L.autograd.detect_anomaly(),
+    "grad_against_layout_contract": _grad_against_layout,
     "anomaly_without_forward_trace": _anomaly_without_forward_trace,
     # testing, checkpoint, data
     "make_tensor_low_equals_high": lambda L: L.testing.make_tensor(2, dtype=L.float32,

@@ -105,14 +105,55 @@ def accumulate_grad(variable, grad) -> None:
                 variable._grad = _recorded_copy(variable, grad)
             else:
                 variable._grad = _grad_for_leaf(variable, grad)
-        elif _state.grad_enabled:
-            variable._grad = old + grad
         else:
-            _ops().add_(old, grad)
+            if _state.grad_enabled:
+                variable._grad = old + grad
+            else:
+                _ops().add_(old, grad)
+            if not _obeys_layout_contract(variable._grad._data, variable._data):
+                _warn_layout_contract(variable._grad._data, variable._data)
     hooks = getattr(variable, "_post_accumulate_grad_hooks", None)
     if hooks:
         for hook in tuple(hooks.values()):
             hook(variable)
+
+
+def _obeys_layout_contract(g, v) -> bool:
+    """torch's test of an accumulated ``.grad`` against its leaf: the leaf's strides wherever
+    a dim is not 1 (and no 0 stride where it is), for a dense leaf; C order for any other."""
+    if _dense_strides(v) is None:
+        return g.flags.c_contiguous
+    for n, gs, vs in zip(g.shape, g.strides, v.strides):
+        if n == 1:
+            if gs == 0:
+                return False
+        elif gs // g.itemsize != vs // v.itemsize:
+            return False
+    return True
+
+
+_layout_warned = False   # (torch's warning is a TORCH_WARN_ONCE of its call site)
+
+
+def _warn_layout_contract(g, v) -> None:
+    """torch's warning for a ``.grad`` whose layout the accumulation left unlike the leaf's
+    (one set by hand with other strides): once per process, or always after
+    ``set_warn_always(True)`` (the warnings given then do not count as the one time)."""
+    global _layout_warned
+    from .._settings import _state as settings
+    if _layout_warned and not settings.warn_always:
+        return
+    _layout_warned = _layout_warned or not settings.warn_always
+
+    def dims(a):
+        return ", ".join(str(d) for d in a)
+    from ..ops._selection import warn_at_caller
+    warn_at_caller(
+        "grad and param do not obey the gradient layout contract. This is not an error, but "
+        f"may impair performance.\ngrad.sizes() = [{dims(g.shape)}], strides() = "
+        f"[{dims(s // g.itemsize for s in g.strides)}]\nparam.sizes() = [{dims(v.shape)}], "
+        f"strides() = [{dims(s // v.itemsize for s in v.strides)}] (Triggered internally at "
+        "/__w/pytorch/pytorch/torch/csrc/autograd/functions/accumulate_grad.h:252.)")
 
 
 def _recorded_copy(variable, grad):
