@@ -121,6 +121,9 @@ def accumulate_grad(variable, grad) -> None:
 def _obeys_layout_contract(g, v) -> bool:
     """torch's test of an accumulated ``.grad`` against its leaf: the leaf's strides wherever
     a dim is not 1 (and no 0 stride where it is), for a dense leaf; C order for any other."""
+    if g.strides == v.strides and g.itemsize == v.itemsize and (v.flags.c_contiguous
+                                                                 or v.flags.f_contiguous):
+        return True   # (the common case: a gradient in the leaf's own dense layout)
     if _dense_strides(v) is None:
         return g.flags.c_contiguous
     for n, gs, vs in zip(g.shape, g.strides, v.strides):
