@@ -315,7 +315,7 @@ def _dependencies(root_nodes, parents=None):
     return seen
 
 
-def _must_execute(parents, capture_nodes):
+def _must_execute(parents, capture_nodes, run_too=()):
     """Nodes whose backward must run for the gradients ``inputs=`` asks for (torch's
     exec_info), from the parents ``_dependencies`` collected, and the in-degrees the engine
     waits on once the graph is so pruned.
@@ -328,11 +328,11 @@ def _must_execute(parents, capture_nodes):
     walk up the parents finds them all. Only edges from nodes that must run carry a gradient,
     so those alone are counted, each node's as the walk reaches it (a pruned node is never
     popped, run or counted, as torch's exec_info skips it; a count kept for a node the engine
-    will not visit is never read).
+    will not visit is never read). The nodes in `run_too` must run as well, counted alike.
     """
-    must = set()
+    must = set(run_too)
     deps = {}
-    stack = []
+    stack = list(must)
     for node in capture_nodes:
         for fn in parents.get(node, ()):
             if fn not in must:
@@ -386,18 +386,11 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
         for i, t in enumerate(inputs):
             captures.setdefault(_input_edge(t), []).append(i)
         cap_nodes = {e[0] for e in captures}
-        must, deps = _must_execute(reached, cap_nodes)
-        if accumulate:
-            # backward(inputs=): torch marks each input's own node as one to run, not only to
-            # capture at; a non-leaf's node then runs (its hooks too), with nothing needed
-            # beyond it. (A leaf's AccumulateGrad is left to the accumulation below.)
-            extra = {n for n in cap_nodes if type(n) is not AccumulateGrad and n not in must}
-            if extra:
-                must |= extra
-                for fn in extra:   # (their edges carry gradients now: counted as above)
-                    for nxt in fn._next:
-                        if nxt is not None:
-                            deps[nxt] = deps.get(nxt, 0) + 1
+        # backward(inputs=): torch marks each input's own node as one to run, not only to
+        # capture at; a non-leaf's node then runs (its hooks too), with nothing needed beyond
+        # it. (A leaf's AccumulateGrad is left to the accumulation below.)
+        run_too = [n for n in cap_nodes if type(n) is not AccumulateGrad] if accumulate else ()
+        must, deps = _must_execute(reached, cap_nodes, run_too)
         visit = must | cap_nodes
         captured = [None] * len(inputs)
 

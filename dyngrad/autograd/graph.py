@@ -539,6 +539,7 @@ def _saved_property(key, raw):
 # split, nll_loss, the pads...) is shown by its value, an int or a list of ints converted
 # unless its name is one of torch's Scalar or float arguments (_NOT_INTEGERS).
 _UINT64 = 1 << 64
+_INTS = frozenset(("int", "SymInt"))
 _INT_LISTS = frozenset(("int[]", "SymInt[]"))
 _BY_VALUE = frozenset(("int", "int[]"))   # (an int is an int, a list an int[])
 _NOT_INTEGERS = frozenset((
@@ -563,9 +564,9 @@ def _torch_kinds(spec, name) -> frozenset:
 def _as_torch_shows(value, kinds):
     """`value` of an argument typed `kinds` (Note [Saved arguments as torch shows them])."""
     if type(value) is int:
-        if "int" in kinds or "SymInt" in kinds:
+        if kinds & _INTS:
             return value % _UINT64
-        if "int[]" in kinds or "SymInt[]" in kinds:
+        if kinds & _INT_LISTS:
             return (value % _UINT64,)
         return value
     if type(value) in (list, tuple):
@@ -595,12 +596,12 @@ def node_class(spec) -> type:
     attrs = {"__slots__": (), "spec": spec, "__module__": "dyngrad.autograd.graph"}
     # the _saved_ names torch's node of that name has (None: a node torch lacks, all shown)
     shown = SAVED_NAMES.get(spec.node)
-    names = []
     for name in spec.arg_defaults:
         if not name.startswith("_"):
-            names.append(name)
             if not hasattr(OpNode, name):
                 attrs[name] = _argument_property(spec, name)
+            if shown is None or name in shown:
+                attrs["_saved_" + name] = _argument_saved_property(spec, name)
     for i, name in enumerate(spec.inputs):   # ctx.self_shape: the input's recorded shape
         if not name.endswith("[]") and (spec.diff_index is None or i in spec.diff_index):
             k = i if spec.diff_index is None else spec.diff_index.index(i)
@@ -608,10 +609,7 @@ def node_class(spec) -> type:
                 attrs.setdefault(name + suffix, _input_property(k, dtype))
             if shown is None or f"{name}_sym_sizes" in shown:
                 attrs.setdefault(f"_saved_{name}_sym_sizes", _sym_sizes_property(name, k))
-    for name in names:
-        if shown is None or name in shown:
-            attrs.setdefault("_saved_" + name, _argument_saved_property(spec, name))
-    for key in spec.saves:   # (after the aliases: a saved input's own value wins)
+    for key in spec.saves:   # (after the arguments: a saved input's own value wins)
         attrs["_saved_" + key] = _saved_property(key, False)
         attrs["_raw_saved_" + key] = _saved_property(key, True)
     if spec.node in _CPP_NODES:
