@@ -366,6 +366,32 @@ def test_state_dict_and_load_hooks():
     same_result(scenario)
 
 
+def test_private_state_dict_hooks():
+    # the older registration methods libraries still call: a post-hook that may hand back a
+    # new state_dict, and a load pre-hook without the module unless with_module
+    def scenario(lib):
+        log = []
+        m = Net.make(lib)
+        m._register_state_dict_hook(lambda mod, sd, prefix, meta: {"only": len(sd)})
+        m.block._register_state_dict_hook(lambda mod, sd, prefix, meta: {"ignored": 0})
+        out = dict(m.state_dict())
+        m._register_load_state_dict_pre_hook(lambda sd, prefix, *rest: log.append(
+            ("bare", prefix)))
+        m.block._register_load_state_dict_pre_hook(lambda mod, sd, prefix, *rest: log.append(
+            ("with", type(mod).__name__, prefix)), with_module=True)
+        m.load_state_dict(Net.make(lib).state_dict())
+
+        def public(mod, sd, prefix, meta):
+            return None
+        m.register_state_dict_post_hook(public)
+        try:
+            m._register_state_dict_hook(public)
+        except RuntimeError as e:
+            log.append(str(e))
+        return out, log
+    same_result(scenario)
+
+
 def test_extra_state():
     def scenario(lib):
         class WithExtra(lib.nn.Module):

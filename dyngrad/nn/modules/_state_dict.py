@@ -84,11 +84,28 @@ class _StateDictMixin:
         self._state_dict_hooks[handle.id] = hook
         return handle
 
+    def _register_state_dict_hook(self, hook: Callable) -> RemovableHandle:
+        """The older, private post-hook libraries still use: ``hook(module, state_dict,
+        prefix, local_metadata)`` may return a new state_dict, which the root module's
+        ``state_dict`` returns in place of its own."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via register_state_dict_post_hook")
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
     def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
         unexpected_keys, error_msgs)`` before this module loads its entries."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable,
+                                           with_module: bool = False) -> RemovableHandle:
+        """The private form: the hook is called without the module unless `with_module`."""
         handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self)
+        self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self) \
+            if with_module else hook
         return handle
 
     def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
