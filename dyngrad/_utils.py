@@ -77,11 +77,27 @@ def shape_str(shape) -> str:
 
 
 def plain_int(v):
-    """`v`, or the int a NumPy integer holds: torch takes NumPy integers wherever it takes an
-    int (THPUtils_checkLong), for the overload checks that look for ``int``."""
-    if type(v) is not int and type(v).__module__ == "numpy" and hasattr(v, "__index__") \
-            and type(v).__name__ != "bool":
+    """`v`, or the int a NumPy integer or a 0-dim integer tensor holds, for the overload checks
+    that look for ``int``: torch's parser takes NumPy integers wherever it takes an int
+    (THPUtils_checkLong), and a 0-dim tensor of an integer dtype (not bool) that does not
+    require grad (``x.argmax(n - 1)``; Note [Tensors for numbers] in ops/_dispatch.py)."""
+    t = type(v)
+    if t is int:
+        return v
+    if t.__module__ == "numpy" and hasattr(v, "__index__") and t.__name__ != "bool":
         return v.__index__()
+    if hasattr(v, "_requires_grad") and v.dim() == 0 and not v._requires_grad \
+            and v._data.dtype.kind in "iu":   # (a Tensor, by its slot: no import here)
+        return int(v.item())
+    return v
+
+
+def scalar_value(v):
+    """`v`, or the value a 0-dim tensor that does not require grad holds: what torch's parser
+    reads from one given for a number (Scalar) parameter (Note [Tensors for numbers] in
+    ops/_dispatch.py)."""
+    if hasattr(v, "_requires_grad") and v.dim() == 0 and not v._requires_grad:
+        return v.item()   # (a Tensor, by its slot: no import here)
     return v
 
 
@@ -116,6 +132,10 @@ def canonical_dims(dims, ndim: int) -> tuple:
         return (d + ndim if d < 0 else d,)
     if isinstance(dims, int) or (hasattr(dims, "__index__") and not hasattr(dims, "__len__")):
         dims = (dims,)   # (one dim: an int, or a NumPy integer)
+    elif hasattr(dims, "_requires_grad"):
+        # one tensor: torch's int[1] takes whatever has __index__ (a one-element integer or
+        # bool tensor, any shape); another raises its TypeError, which the parser rewords
+        dims = (dims.__index__(),)
     out = tuple(canonical_dim(d, ndim) for d in dims)
     seen = set()
     for d in out:

@@ -171,14 +171,14 @@ def _is_long(v) -> bool:         # THPUtils_checkLong
     return (type(v) is not bool and isinstance(v, int)) or isinstance(v, xp.integer)
 
 
-def _is_index(v) -> bool:        # THPUtils_checkIndex: ints and what has __index__
+def _is_index(v, bool_tensors=False) -> bool:   # THPUtils_checkIndex: ints, what has __index__
     if type(v) is bool or isinstance(v, xp.bool_):
         return False
     if _is_long(v):
         return True
-    if isinstance(v, _tensor_cls()):
+    if isinstance(v, _tensor_cls()):   # (a bool tensor's __index__ works; SymInt refuses it)
         return v.numel() == 1 and not v.is_floating_point() and not v.is_complex() \
-            and str(v.dtype) != "torch.bool"
+            and (bool_tensors or str(v.dtype) != "torch.bool")
     return False
 
 
@@ -188,8 +188,9 @@ def _is_double(v) -> bool:       # THPUtils_checkDouble
 
 def _int_list_ok(v, size) -> bool:   # is_int_list: the first element alone is looked at
     if isinstance(v, (tuple, list)):
-        return not v or _is_index(v[0])
-    return size > 0 and _is_long(v)
+        return not v or _is_index(v[0], bool_tensors=True)
+    # int[1] also takes one int, or one tensor with __index__ (THPUtils_checkIndex)
+    return size > 0 and (_is_long(v) or isinstance(v, _tensor_cls()) and _is_index(v, True))
 
 
 def _accepts(p: _Param, v) -> bool:

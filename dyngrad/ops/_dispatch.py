@@ -894,6 +894,8 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
     else:
         inputs = args[:n]
         rest = args[n:]
+    if rest and _tensor_among(rest) or kwargs and _tensor_among(kwargs.values()):
+        rest, kwargs = _numbers_for_tensors(rest, kwargs)
 
     # 1. promotion (and whether any input requires grad, any such input is a view) -------------
     if n == 1 and not spec.list_input:
@@ -1041,6 +1043,34 @@ def _run_general(spec, args, kwargs, inplace_target, inplace=False):
     if _fw_state.active:
         _fwad.propagate(spec, inputs, rest, kwargs, outs)
     return outs if type(result) is tuple else outs[0]
+
+
+# Note [Tensors for numbers]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch's parser takes a 0-dim tensor that does not require grad wherever a parameter is a
+# number (Scalar, float, int): ``F.leaky_relu(x, torch.tensor(0.1))``, ``x.sum(n - 1)``,
+# ``F.nll_loss(..., ignore_index=torch.tensor(2))``, and reads its value. An op's arguments
+# past its tensor inputs are such parameters, so the general path hands the kernel (and the
+# node, whose ``_saved_`` attributes show numbers as torch's do) the tensor's value instead.
+# A tensor that requires grad stays as it is (torch refuses it there: its own check words
+# the error), and so do tensors inside lists (``index_put``'s indices), whose elements the
+# kernels that take an int list read through ``__index__``, and bool tensors, which torch
+# takes as one dim (``__index__``: 1) but refuses as an int.
+
+def _tensor_among(values) -> bool:
+    for v in values:
+        if isinstance(v, _Tensor):
+            return True
+    return False
+
+
+def _numbers_for_tensors(rest, kwargs):
+    """`rest` and `kwargs` with each 0-dim tensor that does not require grad replaced by its
+    value (Note [Tensors for numbers])."""
+    def number(v):
+        return v.item() if isinstance(v, _Tensor) and v._data.ndim == 0 \
+            and not v._requires_grad and v._data.dtype.kind != "b" else v
+    return tuple([number(v) for v in rest]), {k: number(v) for k, v in kwargs.items()}
 
 
 def check_out_tuple(name: str, out, n: int, position) -> None:

@@ -22,6 +22,7 @@ import math
 
 from .. import _dtypes as D
 from .._promotion import Promote
+from .._utils import plain_int, scalar_value
 from ..backends import numpy_backend as _npb
 from ..return_types import histogram as _histogram_type, histogram_out as _histogram_out_type
 from ..return_types import histogramdd as _histogramdd_type
@@ -57,6 +58,7 @@ def _type_error(fname, name, value, pos, want) -> TypeError:
 
 
 def _int(fname, name, value, pos=None) -> int:
+    value = plain_int(value)   # (a NumPy integer, a 0-dim integer tensor)
     if type(value) is bool or not isinstance(value, int):
         raise _type_error(fname, name, value, pos, "int")
     return int(value)
@@ -64,6 +66,7 @@ def _int(fname, name, value, pos=None) -> int:
 
 def _number(fname, name, value, pos=None) -> float:
     """A Scalar argument read as a double (Scalar.to<double>())."""
+    value = scalar_value(value)   # (a 0-dim tensor: its value)
     if isinstance(value, complex):
         if value.imag:
             raise RuntimeError("value cannot be converted to type double without overflow")

@@ -15,6 +15,7 @@ from ..backends import numpy_backend as _npb
 from . import _registry
 from ._registry import FUNCTIONS, INPLACE, METHODS, OpSpec, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE
+from .._utils import scalar_value
 from ._autograd_utils import conj, handle_r_to_c
 from .creation import zeros_like
 
@@ -455,6 +456,11 @@ def _clamp_spec(min, max):
     tmin, tmax = isinstance(min, Tensor), isinstance(max, Tensor)
     if tmin or tmax:
         if (min is not None and not tmin) or (max is not None and not tmax):
+            # a number beside a tensor: torch's Number overload, where the parser reads a 0-dim
+            # tensor that does not require grad as its value (Note [Tensors for numbers])
+            if all(b is None or not isinstance(b, Tensor) or (b.dim() == 0 and not b.requires_grad)
+                   for b in (min, max)):
+                return clamp_scalar
             raise TypeError(f"clamp() received an invalid combination of arguments - got "
                             f"(Tensor, min={type(min).__name__}, max={type(max).__name__}): "
                             "min and max must both be Tensors or both be Numbers")
@@ -464,12 +470,16 @@ def _clamp_spec(min, max):
 
 def clamp(input, min=None, max=None, *, out=None):
     """Limit values to [min, max]; the bounds are numbers or tensors (not one of each)."""
-    return _call(_clamp_spec(min, max), (input, min, max), out)
+    spec = _clamp_spec(min, max)
+    if spec is clamp_scalar:
+        min, max = scalar_value(min), scalar_value(max)
+    return _call(spec, (input, min, max), out)
 
 
 def clamp_(self, min=None, max=None):
     spec = _clamp_spec(min, max)
     if spec is clamp_scalar:
+        min, max = scalar_value(min), scalar_value(max)
         _scalar_cast_check(self, (min, max))
     return spec.call_inplace(self, min, max)
 

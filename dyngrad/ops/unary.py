@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 from .._promotion import Promote
+from .._utils import plain_int
 from ..backends import special_math as _sm
 from ..backends import numpy_backend as _npb
 from ._autograd_utils import arrays_only, backward_op, conj, contiguous, from_array
@@ -543,6 +544,7 @@ def round(input, *, decimals=None, out=None):
     """Round half to even; with ``decimals``, to that many decimal places (negative: tens...)."""
     if decimals is None:
         return _call(round_half_even, (input,), out)
+    decimals = plain_int(decimals)
     if type(decimals) is not int:
         raise TypeError("round() received an invalid combination of arguments - got (Tensor, "
                         f"decimals={type(decimals).__name__}), but expected one of:\n"
