@@ -11,11 +11,27 @@ import warnings
 
 
 class _State(threading.local):
-    grad_enabled = True
+    grad_enabled = True   # whether ops are recorded (what the dispatcher reads)
     inference = False
+    grad_mode = True      # grad mode as set, which inference mode keeps from recording
 
 
 _state = _State()
+
+# Note [Grad mode inside inference mode]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Inside ``inference_mode`` nothing is recorded, even where ``enable_grad`` (or
+# ``set_grad_enabled(True)``) turns grad mode back on: torch's inference mode keeps autograd
+# out of the dispatch, and grad mode is only the flag that ``is_grad_enabled()`` reports. So
+# the managers set two flags: ``grad_mode``, the mode as set, and ``grad_enabled``, which the
+# dispatcher reads, true only outside inference mode. ``is_grad_enabled()`` reports
+# ``grad_mode`` there, ``grad_enabled`` elsewhere (the engine and a custom Function's apply
+# switch that one alone).
+
+
+def _set_grad_mode(mode: bool) -> None:
+    _state.grad_mode = mode
+    _state.grad_enabled = mode and not _state.inference
 
 # Note [Open inference blocks]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -39,8 +55,9 @@ def _count_inference_block(delta: int) -> None:
 
 
 def is_grad_enabled() -> bool:
-    """True when operations are recorded for autograd in this thread."""
-    return _state.grad_enabled
+    """True when grad mode is on in this thread: operations are recorded for autograd, but
+    inside inference mode (Note [Grad mode inside inference mode])."""
+    return _state.grad_enabled or _state.inference and _state.grad_mode
 
 
 def is_inference_mode_enabled() -> bool:
@@ -121,42 +138,43 @@ class no_grad(_NoArgumentDecorator):
     """Disable gradient recording inside the block."""
 
     def __enter__(self) -> None:
-        self.prev = _state.grad_enabled
-        _state.grad_enabled = False
+        self.prev = (_state.grad_enabled, _state.grad_mode)
+        _state.grad_enabled = _state.grad_mode = False
 
     def __exit__(self, *exc) -> None:
-        _state.grad_enabled = self.prev
+        _state.grad_enabled, _state.grad_mode = self.prev
 
 
 class enable_grad(_NoArgumentDecorator):
-    """Enable gradient recording inside the block (inside ``no_grad`` too)."""
+    """Enable gradient recording inside the block (inside ``no_grad`` too; inside
+    ``inference_mode``, grad mode alone: Note [Grad mode inside inference mode])."""
 
     def __enter__(self) -> None:
-        self.prev = _state.grad_enabled
-        _state.grad_enabled = True
+        self.prev = (_state.grad_enabled, _state.grad_mode)
+        _set_grad_mode(True)
 
     def __exit__(self, *exc) -> None:
-        _state.grad_enabled = self.prev
+        _state.grad_enabled, _state.grad_mode = self.prev
 
 
 class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode; takes effect at once (as a function) or for a block (as a manager)."""
 
     def __init__(self, mode: bool) -> None:
-        self.prev = _state.grad_enabled
+        self.prev = (_state.grad_enabled, _state.grad_mode)
         self.mode = bool(mode)
-        _state.grad_enabled = self.mode
+        _set_grad_mode(self.mode)
 
     def __call__(self, func):
         # used as a decorator: undo the switch __init__ made (torch does the same)
-        _state.grad_enabled = self.prev
+        _state.grad_enabled, _state.grad_mode = self.prev
         return super().__call__(func)
 
     def __enter__(self) -> None:
-        _state.grad_enabled = self.mode
+        _set_grad_mode(self.mode)
 
     def __exit__(self, *exc) -> None:
-        _state.grad_enabled = self.prev
+        _state.grad_enabled, _state.grad_mode = self.prev
 
     def clone(self):
         return self.__class__(self.mode)
@@ -206,14 +224,14 @@ class inference_mode(_DecoratorContextManager):
         self.mode = mode
 
     def __enter__(self) -> None:
-        self.prev = (_state.grad_enabled, _state.inference)
+        self.prev = (_state.grad_enabled, _state.inference, _state.grad_mode)
         # inference_mode(False) turns inference off and grad mode on, as torch's guard does
-        _state.grad_enabled = not self.mode
+        _state.grad_enabled = _state.grad_mode = not self.mode
         _state.inference = bool(self.mode)
         _count_inference_block(1)
 
     def __exit__(self, *exc) -> None:
-        _state.grad_enabled, _state.inference = self.prev
+        _state.grad_enabled, _state.inference, _state.grad_mode = self.prev
         _count_inference_block(-1)
 
     def clone(self):

@@ -130,6 +130,36 @@ def test_inference_mode():
     assert_prints_like_torch(ex)
 
 
+def test_grad_mode_switched_on_inside_inference_mode_records_nothing():
+    # Note [Grad mode inside inference mode]: is_grad_enabled() reports the mode as set, but
+    # ops stay unrecorded and their results are inference tensors
+    def ex(torch):
+        w = torch.ones(2, requires_grad=True)
+        with torch.inference_mode():
+            with torch.enable_grad():
+                y = w * 2
+                print(torch.is_grad_enabled(), y.requires_grad, y.is_inference(), y.grad_fn)
+                with torch.no_grad():
+                    print(torch.is_grad_enabled(), (w * 2).is_inference())
+                print(torch.is_grad_enabled())
+            with torch.set_grad_enabled(True):
+                print(torch.is_grad_enabled(), (w * 2).requires_grad)
+                with torch.inference_mode(False):
+                    print(torch.is_grad_enabled(), (w * 2).grad_fn.name())
+            print(torch.is_grad_enabled(), (w.exp()).requires_grad)
+
+            @torch.enable_grad()
+            def f(a):
+                return a * 3, torch.is_grad_enabled()
+            print(f(w)[0].requires_grad, f(w)[1])
+        print(torch.is_grad_enabled(), (w * 2).grad_fn.name())
+        try:
+            (y * w).sum().backward()
+        except RuntimeError as e:
+            print("RuntimeError:", e)
+    assert_prints_like_torch(ex)
+
+
 def test_grad_mode_is_thread_local():
     seen = {}
 
