@@ -114,3 +114,13 @@ from .amp import cpu_amp as _cpu_amp  # noqa: E402
 cpu.amp = _sys.modules[__name__ + ".cpu.amp"] = _cpu_amp   # torch.cpu.amp (deprecated)
 from .amp import cuda_amp as _cuda_amp  # noqa: E402
 cuda.amp = _sys.modules[__name__ + ".cuda.amp"] = _cuda_amp   # torch.cuda.amp (deprecated)
+
+# The public classes carry the module torch names them by, as torch's own do (torch sets
+# ``Tensor.__module__ = "torch"``): ``type(x)`` prints ``<class 'dyngrad.Tensor'>``, and
+# pickle finds each class at that address. Their code stays in the files named by their
+# methods' ``__module__`` (_tensor.py, _utils.py, _dtypes.py, _device.py, _storage.py).
+for _cls in (Tensor, Size, dtype, device, finfo, iinfo):
+    _cls.__module__ = __name__
+for _cls in (storage.TypedStorage, storage.UntypedStorage):
+    _cls.__module__ = __name__ + ".storage"
+del _cls

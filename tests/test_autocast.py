@@ -26,7 +26,7 @@ def warned(fn, lib):
             r = fn(lib)
             r = str(r).replace("dyngrad", "torch")
         except Exception as e:   # noqa: BLE001
-            r = f"{type(e).__name__}: {e}".replace("dyngrad._device.device", "torch.device")
+            r = f"{type(e).__name__}: {e}".replace("dyngrad.device", "torch.device")
     return r, [(x.category.__name__, str(x.message)) for x in w]
 
 

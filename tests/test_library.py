@@ -28,7 +28,7 @@ def _both(fn):
 def _normalize(msg: str) -> str:
     """The library's own names out of a message: module reprs and the Tensor class path."""
     msg = re.sub(r"<module '[^']*' from '[^']*'>", "<module>", msg)
-    return msg.replace("dyngrad._tensor.Tensor", "torch.Tensor")
+    return msg.replace("dyngrad.Tensor", "torch.Tensor")
 
 
 def _same_error(fn):

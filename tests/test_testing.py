@@ -12,7 +12,7 @@ import dyngrad
 
 def _names(text: str) -> str:
     """A message with dyngrad's class paths spelled as torch's."""
-    return (text.replace("dyngrad._tensor.Tensor", "torch.Tensor")
+    return (text.replace("dyngrad.Tensor", "torch.Tensor")
             .replace("dyngrad.nn.parameter.Parameter", "torch.nn.parameter.Parameter"))
 
 
