@@ -253,7 +253,9 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
     with no_grad():
         tensor.normal_(0, std, generator=generator)
         for col_idx in range(cols):
-            zero_indices = randperm(rows, generator=generator)[:num_zeros]
+            # (torch draws which rows to zero from the global generator, even when one is
+            # given: the same zeros for the same global seed, whatever `generator` holds)
+            zero_indices = randperm(rows)[:num_zeros]
             tensor[zero_indices, col_idx] = 0
     return tensor
 

@@ -124,6 +124,16 @@ def test_sparse_zeros_per_column():
     assert ((w == 0).sum(axis=0) == 3).all()
 
 
+def test_sparse_with_a_generator_like_torch():
+    # torch draws the values from the generator given but which rows to zero from the global
+    # one: the same global seed and generator give torch's tensor
+    def scenario(lib):
+        lib.manual_seed(5)
+        g = lib.Generator().manual_seed(3)
+        return lib.nn.init.sparse_(lib.empty(3, 4), 0.5, generator=g).tolist()
+    assert scenario(dyngrad) == scenario(torch)
+
+
 def test_generator_makes_fills_reproducible():
     g1 = dyngrad.Generator().manual_seed(5)
     g2 = dyngrad.Generator().manual_seed(5)
