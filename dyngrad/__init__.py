@@ -119,6 +119,9 @@ cuda.amp = _sys.modules[__name__ + ".cuda.amp"] = _cuda_amp   # torch.cuda.amp (
 # ``Tensor.__module__ = "torch"``): ``type(x)`` prints ``<class 'dyngrad.Tensor'>``, and
 # pickle finds each class at that address. Their code stays in the files named by their
 # methods' ``__module__`` (_tensor.py, _utils.py, _dtypes.py, _device.py, _storage.py).
+from ._tensor import seal_read_only as _seal_read_only  # noqa: E402
+_seal_read_only(Tensor)   # Note [Read-only attributes] (once every property is installed)
+
 for _cls in (Tensor, Size, dtype, device, finfo, iinfo):
     _cls.__module__ = __name__
 for _cls in (storage.TypedStorage, storage.UntypedStorage):

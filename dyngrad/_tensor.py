@@ -278,10 +278,6 @@ class Tensor:
             return self._grad_fn
         return _views.view_grad_fn(self)
 
-    @grad_fn.setter
-    def grad_fn(self, node) -> None:
-        self._grad_fn = node
-
     # -- autograd-facing attributes (the engine comes with the autograd core) -----------------
     @property
     def requires_grad(self) -> bool:
@@ -289,6 +285,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if type(value) is not bool:
+            raise RuntimeError("requires_grad must be a bool")
         if self.grad_fn is not None:
             if value:
                 raise RuntimeError("you can only change requires_grad flags of leaf variables.")
@@ -636,7 +634,8 @@ class Tensor:
 
     @real.setter
     def real(self, value) -> None:   # (torch: a copy into the view, a Python number too)
-        self.real.copy_(value if isinstance(value, Tensor) else _ops.tensor(value))
+        view = self.real
+        view.copy_(_assigned(view, value))
 
     @property
     def imag(self) -> "Tensor":
@@ -644,7 +643,42 @@ class Tensor:
 
     @imag.setter
     def imag(self, value) -> None:
-        self.imag.copy_(value if isinstance(value, Tensor) else _ops.tensor(value))
+        view = self.imag
+        view.copy_(_assigned(view, value))
+
+
+def _assigned(view: Tensor, value) -> Tensor:
+    """The tensor `.real = value` / `.imag = value` copies into the view: a tensor as it is,
+    a Python number as a 0-dim tensor of the view's dtype (valueToTensor); anything else is
+    torch's TypeError."""
+    if isinstance(value, Tensor):
+        return value
+    if not isinstance(value, (int, float, complex)):
+        raise TypeError(f"can't assign a {type(value).__name__} to a {view.type()}")
+    return _ops.tensor(value)
+
+
+# Note [Read-only attributes]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch's tensor attributes without a setter (``shape``, ``grad_fn``, ``is_leaf``...) are C
+# getset descriptors: assigning one raises "attribute 'shape' of 'torch._C.TensorBase' objects
+# is not writable". dyngrad's are Python properties, whose own words differ ("property 'shape'
+# of 'Tensor' object has no setter"), so once the class is complete each property without a
+# setter is given one that raises torch's error. (A setter costs nothing when unused; a
+# ``__setattr__`` would tax every attribute the library sets.)
+
+def seal_read_only(tensor_cls) -> None:
+    for name, attr in list(vars(tensor_cls).items()):
+        if isinstance(attr, property) and attr.fset is None:
+            setattr(tensor_cls, name, property(attr.fget, _not_writable(name), None,
+                                               attr.__doc__))
+
+
+def _not_writable(name: str):
+    def refuse(self, value) -> None:
+        raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not "
+                             "writable")
+    return refuse
 
 
 def retained_grad(t: Tensor, grad: Tensor) -> None:

@@ -158,7 +158,7 @@ def test_repr_grad_fn(shape, dtype):
     theirs = x * 2
     ours = dyngrad.tensor(theirs.detach().numpy())
     ours._requires_grad = True
-    ours.grad_fn = _FakeNode(type(theirs.grad_fn).__name__)
+    ours._grad_fn = _FakeNode(type(theirs.grad_fn).__name__)
     assert_same_repr(ours, theirs)
 
 
@@ -166,7 +166,7 @@ def test_repr_grad_fn_long_suffix_wraps():
     arr = np.arange(11, dtype=np.float64) + 0.5  # a last line close to 80 characters
     theirs = torch.tensor(arr, requires_grad=True) * 2
     ours = dyngrad.tensor(theirs.detach().numpy())
-    ours.grad_fn = _FakeNode("MulBackward0")
+    ours._grad_fn = _FakeNode("MulBackward0")
     assert_same_repr(ours, theirs)
 
 
