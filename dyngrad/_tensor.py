@@ -670,15 +670,15 @@ def _assigned(view: Tensor, value) -> Tensor:
 def seal_read_only(tensor_cls) -> None:
     for name, attr in list(vars(tensor_cls).items()):
         if isinstance(attr, property) and attr.fset is None:
-            setattr(tensor_cls, name, property(attr.fget, _not_writable(name), None,
-                                               attr.__doc__))
+            setattr(tensor_cls, name, property(attr.fget, *_not_writable(name), attr.__doc__))
 
 
 def _not_writable(name: str):
-    def refuse(self, value) -> None:
+    """A setter and a deleter (``del x.shape``) that raise torch's error for `name`."""
+    def refuse(self, value=None) -> None:
         raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not "
                              "writable")
-    return refuse
+    return refuse, refuse
 
 
 def retained_grad(t: Tensor, grad: Tensor) -> None:

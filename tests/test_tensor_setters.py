@@ -50,3 +50,14 @@ def test_read_only_attributes(name, setup):
 def test_setters(setup, name, value):
     ours = _outcome(dyngrad, setup, name, value)
     assert ours == _outcome(torch, setup, name, value)
+
+
+@pytest.mark.parametrize("name", ["grad_fn", "shape", "is_leaf"])
+def test_deleting_read_only_attributes(name):
+    def outcome(lib):
+        x = lib.ones(2, requires_grad=True) * 2
+        try:
+            delattr(x, name)
+        except AttributeError as e:
+            return str(e)
+    assert outcome(dyngrad) == outcome(torch)
