@@ -57,6 +57,23 @@ def test_nll_out_of_bounds_and_ignore_index():
     assert np.isnan(ours.item()) and np.isnan(theirs.item())
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nll_signed_zeros_like_torch(reduction, weighted):
+    # torch's loop starts from +0 and subtracts, and writes +0 for an ignored target: a loss
+    # of zeros is +0, never -0 (str() shows the sign)
+    def losses(lib):
+        out = []
+        for x in (lib.zeros(2, 3), -lib.zeros(2, 3), lib.zeros(2, 3, 2)):
+            t = lib.tensor([0, 1]) if x.dim() == 2 else lib.zeros(2, 2, dtype=lib.long)
+            w = lib.ones(3) if weighted else None
+            for ignore in (-100, 1):
+                out.append(str(lib.nn.functional.nll_loss(x, t, weight=w, reduction=reduction,
+                                                          ignore_index=ignore)))
+        return out
+    assert losses(dyngrad) == losses(torch)
+
+
 def test_nll_all_ignored_gradient_is_zero():
     def run(lib):
         x = _x(lib)

@@ -62,7 +62,8 @@ def _nll_forward(xp, self, target, weight, reduction, ignore_index, kernel):
         # the common case in a few passes, the same numbers as below: every weight is 1
         # (-sum(picked) is sum(-picked * 1) exactly) and the total weight is the batch size
         n = target.shape[0]
-        loss = -xp.add.reduce(self[xp.arange(n), target])
+        # (0 - sum, where torch's loop starts from +0 and subtracts: never a -0 result)
+        loss = 0 - xp.add.reduce(self[xp.arange(n), target])
         if reduction == MEAN:
             loss = loss / self.dtype.type(n)
         return xp.asarray(loss, dtype=self.dtype), xp.asarray(n, dtype=self.dtype)
@@ -76,13 +77,13 @@ def _nll_forward(xp, self, target, weight, reduction, ignore_index, kernel):
     picked = xp.take_along_axis(x, xp.expand_dims(safe, axis), axis).squeeze(axis) \
         if self.ndim else x
     w = (weight.astype(x.dtype)[safe] if weight is not None else xp.ones_like(picked)) * valid
-    loss = -picked * w
+    loss = xp.where(valid, -picked * w, 0)   # (an ignored target's loss is +0, as torch's)
     total = xp.sum(w) if reduction != NONE or self.ndim == 1 else xp.zeros(())
     if reduction == SUM:
-        loss = xp.sum(loss)
+        loss = 0 - xp.sum(picked * w)
     elif reduction == MEAN:
         with xp.errstate(invalid="ignore", divide="ignore"):
-            loss = xp.sum(loss) / total
+            loss = (0 - xp.sum(picked * w)) / total
     return (xp.asarray(xp.asarray(loss).astype(self.dtype), order="C"),
             xp.asarray(total, dtype=self.dtype))
 
