@@ -648,13 +648,20 @@ class Tensor:
 
 
 def _assigned(view: Tensor, value) -> Tensor:
-    """The tensor `.real = value` / `.imag = value` copies into the view: a tensor as it is,
-    a Python number as a 0-dim tensor of the view's dtype (valueToTensor); anything else is
-    torch's TypeError."""
+    """The tensor `.real = value` / `.imag = value` copies into the (real) view: a tensor as
+    it is, a Python number as a 0-dim tensor (torch's valueToTensor, through a Scalar of the
+    view's type: a complex number must have no imaginary part); anything else is torch's
+    TypeError."""
     if isinstance(value, Tensor):
         return value
     if not isinstance(value, (int, float, complex)):
         raise TypeError(f"can't assign a {type(value).__name__} to a {view.type()}")
+    if isinstance(value, complex):
+        if value.imag != 0:   # (NaN too)
+            raise RuntimeError("value cannot be converted to type "
+                               f"{'float' if view.dtype is D.float32 else 'double'} without "
+                               "overflow")
+        value = value.real
     return _ops.tensor(value)
 
 

@@ -46,7 +46,8 @@ def test_read_only_attributes(name, setup):
     (_non_leaf, "requires_grad", False), (_ones, "real", None), (_ones, "real", [1.0, 2.0]),
     (_ones, "real", "a"), (_ones, "real", 2.5), (_ones, "real", True),
     (_ones, "real", lambda lib: lib.tensor([3.0, 4.0])), (_complex, "imag", None),
-    (_complex, "imag", [1.0, 2.0]), (_complex, "imag", -1.5)])
+    (_complex, "imag", [1.0, 2.0]), (_complex, "imag", -1.5), (_ones, "real", 1 + 0j),
+    (_ones, "real", 1 + 2j), (_complex, "real", 2 - 1j), (_complex, "imag", 3 + 0j)])
 def test_setters(setup, name, value):
     ours = _outcome(dyngrad, setup, name, value)
     assert ours == _outcome(torch, setup, name, value)

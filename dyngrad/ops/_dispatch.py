@@ -44,7 +44,8 @@ from __future__ import annotations
 
 from .. import _dtypes as D
 from .._promotion import Promote
-from .._utils import broadcast_error, broadcast_shapes, contiguous_strides, shape_str
+from .._utils import broadcast_error, broadcast_shapes, contiguous_strides, scalar_value, \
+    shape_str
 from ..autograd import grad_mode as _gm
 from ..autograd.saved import SavedTensor
 from ..autograd import views as _views
@@ -1065,11 +1066,10 @@ def _tensor_among(values) -> bool:
 
 
 def _numbers_for_tensors(rest, kwargs):
-    """`rest` and `kwargs` with each 0-dim tensor that does not require grad replaced by its
-    value (Note [Tensors for numbers])."""
+    """`rest` and `kwargs` with each 0-dim tensor that does not require grad, but a bool one,
+    replaced by its value (Note [Tensors for numbers])."""
     def number(v):
-        return v.item() if isinstance(v, _Tensor) and v._data.ndim == 0 \
-            and not v._requires_grad and v._data.dtype.kind != "b" else v
+        return v if isinstance(v, _Tensor) and v._data.dtype.kind == "b" else scalar_value(v)
     return tuple([number(v) for v in rest]), {k: number(v) for k, v in kwargs.items()}
 
 
