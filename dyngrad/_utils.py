@@ -86,19 +86,21 @@ def plain_int(v):
         return v
     if t.__module__ == "numpy" and hasattr(v, "__index__") and t.__name__ != "bool":
         return v.__index__()
-    if hasattr(v, "_requires_grad") and v.dim() == 0 and not v._requires_grad \
-            and v._data.dtype.kind in "iu":   # (a Tensor, by its slot: no import here)
+    if reads_as_number(v) and v._data.dtype.kind in "iu":
         return int(v.item())
     return v
 
 
+def reads_as_number(v) -> bool:
+    """Whether `v` is a 0-dim tensor that does not require grad: what torch's parser reads as
+    a number where a parameter is one (Note [Tensors for numbers] in ops/_dispatch.py)."""
+    # (a Tensor, told by its slot: no import here)
+    return hasattr(v, "_requires_grad") and v._data.ndim == 0 and not v._requires_grad
+
+
 def scalar_value(v):
-    """`v`, or the value a 0-dim tensor that does not require grad holds: what torch's parser
-    reads from one given for a number (Scalar) parameter (Note [Tensors for numbers] in
-    ops/_dispatch.py)."""
-    if hasattr(v, "_requires_grad") and v.dim() == 0 and not v._requires_grad:
-        return v.item()   # (a Tensor, by its slot: no import here)
-    return v
+    """`v`, or the value it holds where it reads as a number (``reads_as_number``)."""
+    return v.item() if reads_as_number(v) else v
 
 
 def dims_spelled_out(name: str, args) -> tuple:

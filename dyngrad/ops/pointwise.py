@@ -15,7 +15,7 @@ from ..backends import numpy_backend as _npb
 from . import _registry
 from ._registry import FUNCTIONS, INPLACE, METHODS, OpSpec, defop
 from ..autograd.forward_ad import AUTO_ELEMENT_WISE
-from .._utils import scalar_value
+from .._utils import reads_as_number, scalar_value
 from ._autograd_utils import conj, handle_r_to_c
 from .creation import zeros_like
 
@@ -458,8 +458,7 @@ def _clamp_spec(min, max):
         if (min is not None and not tmin) or (max is not None and not tmax):
             # a number beside a tensor: torch's Number overload, where the parser reads a 0-dim
             # tensor that does not require grad as its value (Note [Tensors for numbers])
-            if all(b is None or not isinstance(b, Tensor) or (b.dim() == 0 and not b.requires_grad)
-                   for b in (min, max)):
+            if all(not isinstance(b, Tensor) or reads_as_number(b) for b in (min, max)):
                 return clamp_scalar
             raise TypeError(f"clamp() received an invalid combination of arguments - got "
                             f"(Tensor, min={type(min).__name__}, max={type(max).__name__}): "
