@@ -53,6 +53,12 @@ def _tensor_cls():
     return Tensor
 
 
+def _type_name(value) -> str:
+    """The type's name as torch's messages print it (``int``, ``numpy.ndarray``)."""
+    from ..ops._arg_parser import type_name
+    return type_name(value)
+
+
 class FunctionCtx:
     """What ``forward`` / ``setup_context`` may tell ``backward`` (torch.autograd.function)."""
 
@@ -62,7 +68,7 @@ class FunctionCtx:
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{i} is of type {type(t).__name__}")
+                                f"{i} is of type {_type_name(t)}")
         self.to_save = tensors
 
     def save_for_forward(self, *tensors) -> None:
@@ -176,8 +182,11 @@ class BackwardCFunction(Node, FunctionCtx):
             raise RuntimeError(f"function {self.name()} returned an incorrect number of "
                                f"gradients (expected {n}, got {len(result)})")
         out = []
+        Tensor = _tensor_cls()
         for i, (g, t) in enumerate(zip(result, is_tensor)):
             if t:
+                if g is not None and not isinstance(g, Tensor):
+                    raise RuntimeError(f"expected Variable or None (got {_type_name(g)})")
                 out.append(g)
             elif g is not None:
                 raise RuntimeError(f"function {self.name()} returned a gradient different than "

@@ -25,6 +25,7 @@ from __future__ import annotations
 import operator
 
 from .._utils import shape_str
+from ._arg_parser import type_name as _type_name
 from .._promotion import Promote
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 from ..backends import pool_numpy as P
@@ -63,11 +64,6 @@ def _triple(what, value, omit=False):
     if len(value) not in (1, 3):
         raise RuntimeError(what)
     return value if len(value) == 3 else value * 3
-
-
-def _type_name(value):
-    cls = type(value)
-    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
 
 
 def _where(fname, name, pos):

@@ -222,6 +222,30 @@ def test_gradient_for_non_tensor_input_raises():
     assert_prints_like_torch(ex)
 
 
+@pytest.mark.parametrize("kind", ["int", "float", "list", "array", "str", "object"])
+def test_gradient_that_is_not_a_tensor_raises(kind):
+    """torch checks each gradient a custom backward returns: a tensor or None."""
+    def ex(torch):
+        import numpy
+
+        class Box:
+            pass
+        value = {"int": 5, "float": 2.5, "list": [1.0, 1.0], "array": numpy.ones(2), "str": "g",
+                 "object": Box()}[kind]
+
+        class MyFn(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                return x * k
+
+            @staticmethod
+            def backward(ctx, g):
+                return value, None
+
+        MyFn.apply(torch.ones(2, requires_grad=True), 3).sum().backward()
+    assert_prints_like_torch(ex)
+
+
 def test_invalid_gradient_shape():
     def ex(torch):
         class MyFn(torch.autograd.Function):
@@ -593,6 +617,20 @@ def test_save_for_backward_type_check_and_none():
         x = torch.ones(2, requires_grad=True)
         SaveNone.apply(x).sum().backward()
         SaveBad.apply(x)
+    assert_prints_like_torch(ex)
+
+
+def test_save_for_backward_names_the_type_as_torch_does():
+    def ex(torch):
+        import numpy
+
+        class SaveArray(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(numpy.ones(2))
+                return x * 2
+
+        SaveArray.apply(torch.ones(2, requires_grad=True))
     assert_prints_like_torch(ex)
 
 
