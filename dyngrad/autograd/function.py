@@ -14,7 +14,9 @@ node to each output, as torch's ``_wrap_outputs`` does:
   onto the node, as a built-in in-place op would (through CopySlices for a view);
 * an input returned as-is (not dirty) becomes a new view of it, so that the input's own history
   is left alone;
-* outputs marked non-differentiable, and outputs of integer dtype, get no history;
+* outputs marked non-differentiable, and outputs of integer dtype, get no history: one that
+  requires grad (an input, even a dirty one) comes back as a detached alias, the input's own
+  history left alone;
 * everything else gets ``grad_fn`` = the node and its output number. A view output (an input
   returned as-is, or a view made by forward) is marked IN_CUSTOM_FUNCTION: rewriting its
   history after an in-place change would bypass the user's backward, so torch forbids in-place
@@ -46,6 +48,16 @@ _LEGACY_MESSAGE = (
     "Legacy autograd function with non-static forward method is deprecated. Please use "
     "new-style autograd function with static forward method. (Example: "
     "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+
+_DIRTY_VIEW_MESSAGE = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your "
+    "Function cannot return more than one Tensor. This is not supported by the current "
+    "autograd engine. You should either make sure the input is not a view (using .clone() for "
+    "example) or make your Function only return one Tensor (potentially splitting it into two "
+    "Functions: one doing the inplace that returns a single Tensor and a second one that does "
+    "the other operations). You can ask on the forum https://discuss.pytorch.org/ if you need "
+    "help to do this change.")
 
 
 def _tensor_cls():
@@ -392,38 +404,47 @@ def _wrap_outputs(ctx, tensor_args, outs) -> None:
             metas.append(None)
             continue
         metas.append((out._data.shape, out._data.dtype))
-        differentiable = out._data.dtype.kind in "fcV" and id(out) not in non_diff
-        if id(out) in dirty:
-            _rebase_dirty(ctx, out, nr, differentiable, tensor_args)
+        is_input, is_dirty = id(out) in input_ids, id(out) in dirty
+        if out._data.dtype.kind not in "fcV" or id(out) in non_diff:
+            if is_dirty:
+                out._bump_version()   # torch counts the marking as one more write
+            if out._requires_grad:
+                if is_input:   # a detached alias: the input keeps its history, dirty or not
+                    outs[nr] = out.detach()
+                else:
+                    out._requires_grad = False
+            elif is_input and not is_dirty:
+                outs[nr] = out._make_view(out._data.shape, out.stride(), out._offset)
             continue
-        if id(out) in input_ids:   # an input returned as-is: a view of it takes the history
+        if is_dirty:
+            _rebase_dirty(ctx, out, nr, len(outs))
+            continue
+        if is_input:   # an input returned as-is: a view of it takes the history
             out = outs[nr] = out._make_view(out._data.shape, out.stride(), out._offset)
-        if differentiable:
-            out._grad_fn = ctx
-            out._requires_grad = True
-            out._output_nr = nr
-            if out._base is not None:
-                out._view_version = out._storage_obj().version
-                out._view_creation = _views.IN_CUSTOM_FUNCTION   # no in-place through it
-        else:
-            out._requires_grad = False
+        out._grad_fn = ctx
+        out._requires_grad = True
+        out._output_nr = nr
+        if out._base is not None:
+            out._view_version = out._storage_obj().version
+            out._view_creation = _views.IN_CUSTOM_FUNCTION   # no in-place through it
     ctx._output_meta = tuple(metas)
 
 
-def _rebase_dirty(ctx, out, nr, differentiable, tensor_args) -> None:
-    """A dirty input's history becomes ctx, as for a built-in in-place op (_attach_inplace)."""
+def _rebase_dirty(ctx, out, nr, n_outputs) -> None:
+    """A dirty input's history becomes ctx, as for a built-in in-place op (_attach_inplace).
+    A dirty view goes through CopySlices, as in torch: ctx's backward gets the view's slice of
+    the base's gradient; what it returns for its first input is written back into that slice
+    and the rest go to its other inputs. That holds only with one output, so a Function that
+    writes into a view must return nothing else (torch's rule)."""
     from . import views as _views
     out._bump_version()   # torch counts the marking as one more write
     if out._requires_grad and out.grad_fn is None and not out._rg_inherited:
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
                            "operation.")
-    if not differentiable:
-        return
     was_required = out._requires_grad
     if out._base is not None:
-        if nr != 0 or tensor_args[0] is not out:
-            raise NotImplementedError("dyngrad: mark_dirty on a view is supported only for the "
-                                      "first input returned as the first output")
+        if n_outputs > 1:
+            raise RuntimeError(_DIRTY_VIEW_MESSAGE)
         _views.check_inplace_view(out)
         _views.rebase_view_history(out, ctx)
         return

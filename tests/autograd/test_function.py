@@ -544,6 +544,83 @@ def test_mark_dirty_on_a_view_goes_through_copy_slices():
     assert_prints_like_torch(ex)
 
 
+def test_mark_dirty_on_a_view_that_is_not_the_first_input():
+    """torch's CopySlices writes the gradient the node returns for its first input into the
+    view's slice, whichever input was dirty, and sends the others to their inputs."""
+    def ex(torch):
+        class WriteSecond(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                y.mul_(2)
+                ctx.mark_dirty(y)
+                return y
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, g * 2
+
+        leaf = torch.ones(4, requires_grad=True)
+        a = torch.ones(2, requires_grad=True)
+        base = leaf.clone()
+        out = WriteSecond.apply(a, base[:2])
+        print(out.grad_fn.name(), base.grad_fn.name(), base)
+        (base * torch.arange(4.0)).sum().backward()
+        print(leaf.grad, a.grad)
+    assert_prints_like_torch(ex)
+
+
+@pytest.mark.parametrize("second", ["tensor", "number"])
+def test_mark_dirty_on_a_view_with_more_outputs_raises(second):
+    def ex(torch):
+        class WriteAndMore(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return x, (x.detach() * 3 if second == "tensor" else 3)
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                return g1
+
+        base = torch.ones(4, requires_grad=True).clone()
+        view = base[:2]
+        try:
+            WriteAndMore.apply(view)
+        finally:
+            print(view._version, base.grad_fn.name())
+    assert_prints_like_torch(ex)
+
+
+@pytest.mark.parametrize("where", ["leaf", "non-leaf", "view"])
+def test_non_differentiable_input_comes_back_detached(where):
+    """torch returns a detached alias of an input marked non-differentiable that requires
+    grad, dirty or not, and leaves the input's history as it was (a leaf is no error)."""
+    def ex(torch):
+        class Mark(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, dirty):
+                if dirty:
+                    x.mul_(2)
+                    ctx.mark_dirty(x)
+                ctx.mark_non_differentiable(x)
+                return x, x.detach() * 3
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                return g2 * 3, None
+
+        for dirty in (False, True):
+            leaf = torch.ones(4, requires_grad=True)
+            x = {"leaf": leaf, "non-leaf": leaf * 1, "view": (leaf * 1)[1:3]}[where]
+            out, other = Mark.apply(x, dirty)
+            print(out, out is x, out.requires_grad, out.grad_fn, out._is_view(), x._version)
+            print(x.grad_fn.name() if x.grad_fn else None, other.grad_fn.name())
+            other.sum().backward()
+            print(leaf.grad)
+    assert_prints_like_torch(ex)
+
+
 def test_saved_tensor_version_check_and_freeing():
     def ex(torch):
         class Sq(torch.autograd.Function):
