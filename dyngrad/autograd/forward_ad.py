@@ -52,6 +52,7 @@ Three generic rules cover most ops, as torch's ``auto_linear`` / ``auto_element_
   its tangent.
 * ``AUTO_ELEMENT_WISE``: the Jacobian w.r.t. each input is diagonal (pointwise ops): the JVP is
   the backward formula applied to each (broadcast) tangent, conjugated for complex values.
+  See Note [A real input's tangent in a complex output].
 * ``MULTILINEAR``: linear in each input separately (``mm``, ``bmm``, ``dot``, ``mul``): the
   sum over inputs with a tangent of the op with that input replaced (``self_t @ mat2 +
   self @ mat2_t``).
@@ -62,6 +63,17 @@ Three generic rules cover most ops, as torch's ``auto_linear`` / ``auto_element_
   norms at 0, var, cholesky, eigh, svd, logcumsumexp…) have hand-written rules instead.
 
 An op without a rule raises torch's NotImplementedError when a tangent reaches it.
+
+Note [A real input's tangent in a complex output]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+``AUTO_ELEMENT_WISE`` hands a backward formula an input's tangent as the "gradient", while in
+backward the gradient always has the output's dtype. The formulas read the gradient's dtype to
+see a complex output (Note [Complex gradients] in ops/_autograd_utils.py): a real tangent of a
+real input would skip their complex branch, so ``ldexp(complex, float)`` lost its ``conj`` and
+``pow(complex, float_tensor)`` its ``handle_r_to_c``. torch's generated JVPs keep both (its
+``handle_r_to_c(exponent, ...)`` tests the input's dtype, so a real exponent's term of a complex
+``pow`` is real, as torch computes it). So a real tangent is first made complex when the output
+is: the same values, with the formula's complex path taken.
 """
 from __future__ import annotations
 
@@ -428,6 +440,9 @@ def _fit(tangent, out):
                 raise _size_error(out._data.shape, tangent._data.shape) from None
     if tangent._data.dtype != out._data.dtype:
         with _off():
+            if tangent._data.dtype.kind == "c" and out._data.dtype.kind != "c":
+                tangent = tangent.real   # a real output of complex inputs (torch's
+                # handle_r_to_c): the real part, no "discards the imaginary part" warning
             tangent = tangent.to(out.dtype)
     return tangent
 
@@ -570,6 +585,8 @@ def AUTO_ELEMENT_WISE(ctx, *tangents):
         t = tangents[i]
         if t._data.shape != out._data.shape:
             t = t.expand(out.shape)
+        if out._data.dtype.kind == "c" and t._data.dtype.kind != "c":
+            t = t.to(out.dtype)   # See Note [A real input's tangent in a complex output]
         ctx.next_functions = tuple((_NEEDED if j == k else None, 0) for j in range(len(edges)))
         grads = spec.backward_fn(ctx, _conj(t))
         grads = grads if type(grads) is tuple else (grads,)

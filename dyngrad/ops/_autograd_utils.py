@@ -83,6 +83,23 @@ def conj(value):
     return value.conj()
 
 
+def real_tangent(grad, tangent, dims, keepdim=False):
+    """The tangent of a real-valued reduction (a norm, var) along `tangent`, from `grad`, its
+    backward's value for a gradient of ones: ``Re(sum(conj(grad) * tangent))`` over `dims`
+    (None or empty: every dim; a 0-dim input is not summed).
+
+    For a real function r of a complex z = x + iy, the backward gives the conjugate Wirtinger
+    gradient ``g = dr/dx + i dr/dy`` (Note [Complex gradients]), and the directional derivative
+    along ``t = tx + i ty`` is ``dr/dx tx + dr/dy ty = Re(conj(g) * t)``: real, as r is. For
+    real inputs this is the plain ``g * t``."""
+    term = conj(grad) * tangent
+    if term._data.dtype.kind == "c":
+        term = term.real
+    if not term.dim():
+        return term
+    return term.sum(list(dims or ()) or list(range(term.dim())), keepdim)
+
+
 def from_array(result):
     """An array form's result as a new tensor (a NumPy scalar from 0-dim arrays included)."""
     if type(result) is not ndarray or not result.size:   # (else _as_array gives it back)

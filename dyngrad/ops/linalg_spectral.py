@@ -197,22 +197,28 @@ def _(ctx, gU, gS=None, gVh=None):
 
 @_linalg_svd.jvp
 def _(ctx, A_t):
-    """torch's svd_jvp (real case): with dP = U^H A_t V, S_t = diag(dP) and U_t, V_t from the
-    off-diagonal part scaled by F_ij = 1 / (s_j² - s_i²), plus the parts outside span(U/V)."""
+    """torch's linalg_svd_jvp. With U, V cut to their first k = min(m, n) columns and
+    dP = U^H A_t V, S_t = Re(diag(dP)); U_t and V_t from the off-diagonal part scaled by
+    F_ij = 1 / (s_j² - s_i²), plus the parts outside span(U) / span(V), plus (complex) the
+    phases: see Note [The phases in the SVD's tangent]. With full_matrices the columns of U
+    and rows of Vh beyond k get a zero tangent, as in torch."""
     A = ctx.primals[0]
     if not A.numel():
         return tuple(_f("zeros_like")(o) for o in ctx.result)
-    if ctx.full_matrices or A.is_complex():
-        return FROM_BACKWARD(ctx, A_t)
     U, S, Vh = ctx.result
     if not ctx.compute_uv:   # the singular vectors were not kept: the tangent needs them
         U, S, Vh = _linalg_svd(A, False, True)
+    m, n = A.shape[-2], A.shape[-1]
+    k = S.shape[-1]
+    if ctx.full_matrices:
+        U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
     V = Vh.mH
     dP = U.mH @ (A_t @ V)
-    S_t = dP.diagonal(0, -2, -1)
+    diag = dP.diagonal(0, -2, -1)
+    S_t = diag.real if diag.is_complex() else diag
     if not ctx.compute_uv:
         return None, S_t, None
-    eye = _eye(S.shape[-1], S)
+    eye = _eye(k, S)
     S2 = S * S
     F = (1 - eye) / (S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye)
     Sm = S.unsqueeze(-2)                     # multiplies columns: X @ diag(S)
@@ -220,13 +226,32 @@ def _(ctx, A_t):
     sym_v = Sm.mT * dP + dP.mH * Sm          # S dP + dP^H S
     U_t = U @ (F * sym_u)
     V_t = V @ (F * sym_v)
-    m, n = A.shape[-2], A.shape[-1]
-    k = S.shape[-1]
+    if diag.is_complex():
+        phase = ((diag - S_t) / (2 * S)).unsqueeze(-2)   # i Im(dP_ii) / (2 s_i), per column
+        U_t = U_t + U * phase
+        V_t = V_t - V * phase
     if m > k:
         U_t = U_t + (A_t @ V - U @ dP) / Sm
     if n > k:
         V_t = V_t + (A_t.mH @ U - V @ dP.mH) / Sm
-    return U_t, S_t, V_t.mH
+    Vh_t = V_t.mH
+    if ctx.full_matrices:
+        zeros = _f("zeros")
+        if m > k:
+            U_t = _f("cat")([U_t, zeros(*U_t.shape[:-1], m - k, dtype=U_t.dtype)], -1)
+        if n > k:
+            Vh_t = _f("cat")([Vh_t, zeros(*Vh_t.shape[:-2], n - k, n, dtype=Vh_t.dtype)], -2)
+    return U_t, S_t, Vh_t
+
+
+# Note [The phases in the SVD's tangent]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Differentiating A = U S V^H with U^H U = V^H V = I gives dP = U^H dA V = W_U S + dS - S W_V,
+# where W_U = U^H dU and W_V = V^H dV are skew-Hermitian. Off the diagonal this fixes W_U and
+# W_V (the F terms above). On it, dP_ii = ds_i + s_i (W_U_ii - W_V_ii) with W_U_ii, W_V_ii
+# imaginary: ds_i = Re(dP_ii), and only the difference of the two phases' tangents is fixed,
+# as the singular vectors of a complex matrix are defined up to a common phase e^{i phi} per
+# pair. torch splits it evenly, W_U_ii = -W_V_ii = i Im(dP_ii) / (2 s_i), and so do we.
 
 
 _SVD_PHASE = ("svd_backward: The singular vectors in the complex case are specified up to "

@@ -413,7 +413,7 @@ def _as_grad_dtype(self, grad):
 
 
 @prod_all.backward
-def _(ctx, grad):
+def _prod_all_backward(ctx, grad):
     self, result = ctx.saved_tensors
     if self.dim() == 0:
         return grad
@@ -427,11 +427,23 @@ def _(ctx, grad):
     return _prod_safe_zeros_backward(grad, self.reshape(-1), 0).reshape(self.shape)
 
 
-prod_all.jvp(FROM_BACKWARD)
+def _prod_tangent(partial, self_t, dims, keepdim):
+    """torch's prod JVP: ``sum(conj(partial) * t)`` over the reduced dims, with `partial` the
+    backward's value for a gradient of ones. The product is holomorphic, so that conjugate (Note
+    [Complex gradients]) is its plain derivative, the product of the other elements."""
+    term = conj(partial) * self_t
+    return term if not term.dim() else term.sum(dims, keepdim)
+
+
+@prod_all.jvp
+def _(ctx, self_t):
+    self, result = ctx.saved_tensors
+    partial = _prod_all_backward(ctx, result.new_ones(result.shape))
+    return _prod_tangent(partial, self_t, list(range(self.dim())), False)
 
 
 @prod_dim.backward
-def _(ctx, grad):
+def _prod_dim_backward(ctx, grad):
     self, result = ctx.saved_tensors
     if self.dim() == 0:
         return grad
@@ -444,7 +456,11 @@ def _(ctx, grad):
     return _prod_safe_zeros_backward(grad, self, d)   # See Note [prod backward with zeros]
 
 
-prod_dim.jvp(FROM_BACKWARD)
+@prod_dim.jvp
+def _(ctx, self_t):
+    self, result = ctx.saved_tensors
+    partial = _prod_dim_backward(ctx, result.new_ones(result.shape))
+    return _prod_tangent(partial, self_t, [canonical_dim(ctx.dim, self.dim())], ctx.keepdim)
 
 
 _PROD_SIGNATURES = ("Tensor input, *, torch.dtype dtype = None",

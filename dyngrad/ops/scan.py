@@ -247,11 +247,16 @@ def _(ctx, grad):
 @_logcumsumexp.jvp
 def _(ctx, self_t):   # sum_{i<=j} t_i exp(x_i - result_j), summed in log space for stability
     self, result = ctx.saved_tensors
-    if self.dim() == 0 or self_t.is_complex():
-        return self_t.clone() if self.dim() == 0 else FROM_BACKWARD(ctx, self_t)
+    if self.dim() == 0 or not self.numel():
+        return self_t.clone()
     d = canonical_dim(ctx.dim, self.dim())
     where = FUNCTIONS["where"]
-    parts = []
+    if self_t.is_complex():   # the log of a complex tangent carries its sign (its phase)
+        log_t = where(self_t == 0, 1.0, self_t).log()
+        log_t = where(self_t == 0, complex(-math.inf, 0.0), log_t)
+        terms = (logcumsumexp(self + log_t, d) - result).exp()
+        return where(result == -math.inf, 0.0, terms)
+    parts = []   # real: each sign's part on its own
     for part in (where(self_t > 0, self_t, 0.0), where(self_t < 0, -self_t, 0.0)):
         log_part = where(part > 0, part, 1.0).log()
         log_part = where(part > 0, log_part, -math.inf)

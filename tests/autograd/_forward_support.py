@@ -33,7 +33,10 @@ def _dualise(value, lib, rng, fwad):
     if _is_tensor(value):
         if value.dtype.is_floating_point or value.dtype.is_complex:
             dtype = str(value.dtype).split(".")[-1]
-            tangent = rng.standard_normal(tuple(value.shape)).astype(dtype)
+            tangent = rng.standard_normal(tuple(value.shape))
+            if value.dtype.is_complex:   # an imaginary part too, or conj() errors hide
+                tangent = tangent + 1j * rng.standard_normal(tuple(value.shape))
+            tangent = tangent.astype(dtype)
             return fwad.make_dual(value, _tensor_from(lib, tangent))
         return value
     if isinstance(value, list):
