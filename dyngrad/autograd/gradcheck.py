@@ -13,9 +13,10 @@ Wirtinger derivative ``ds/dx + i ds/dy`` (perturbing the real, then the imaginar
 function with complex outputs is checked twice, on the real and then on the imaginary part of
 those outputs, so that every Jacobian compared is that of a real-valued function.
 
-Differences from torch: forward-mode AD (``check_forward_ad``) and vmap
-(``check_batched_grad``, ``check_batched_forward_grad``: accepted and not checked) are not
-supported; ``fast_mode=True`` runs the full (slow, stricter) check.
+The other modes live beside this file: ``fast_mode`` (one random product ``v^T J u`` per input
+and output, _gradcheck_fast.py), ``check_forward_ad`` (the Jacobians forward-mode AD gives,
+_gradcheck_forward.py) and the batched checks (gradients under vmap, _gradcheck_batched.py).
+The deprecated public helpers are in _gradcheck_legacy.py.
 """
 from __future__ import annotations
 
@@ -125,26 +126,35 @@ def _numerical_jacobians(fn, inputs, outputs, eps):
             cols = central(idx, orig, eps)
             if is_complex:   # the conjugate Wirtinger derivative: d/dx + i d/dy
                 cols = [dx + dy * 1j for dx, dy in zip(cols, central(idx, orig, eps * 1j))]
-            for j, col in enumerate(cols):
-                jac[j]._data[k, :] = col._data
-        result.append(jac)
+            for j, col in zip(jac, cols):   # (as many as `outputs` asks for)
+                j._data[k, :] = col._data
+        result.append(tuple(jac))
     return result
 
 
-def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
-    """[input] -> (input.numel(), output.numel()) from unit-vector vector-Jacobian products."""
+def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes, v=None):
+    """[input] -> (input.numel(), output.numel()) from unit-vector vector-Jacobian products;
+    with `v` (fast mode), (input.numel(), 1): the one product ``v^T J``."""
     from . import grad as autograd_grad
     from ..ops.creation import zeros
     diff = _diff_inputs(inputs)
 
-    def rows():
-        jac = [zeros((t.numel(), output.numel()), dtype=t.dtype) for t in diff]
-        types_ok = sizes_ok = True
+    def cotangents():   # (column, gradient of the output) pairs
+        if v is not None:
+            yield 0, v.reshape(tuple(output.shape))
+            return
         e = zeros(tuple(output.shape), dtype=output.dtype)
         flat = e._data.reshape(-1)   # a contiguous fresh tensor: reshape is a view
         for j in range(output.numel()):
             flat[:] = 0
             flat[j] = 1
+            yield j, e
+
+    def rows():
+        width = 1 if v is not None else output.numel()
+        jac = [zeros((t.numel(), width), dtype=t.dtype) for t in diff]
+        types_ok = sizes_ok = True
+        for j, e in cotangents():
             gi = autograd_grad(output, diff, e, retain_graph=True, allow_unused=True)
             for i, (g, t) in enumerate(zip(gi, diff)):
                 if g is None:
@@ -199,12 +209,16 @@ If the test
 
 
 def _notallclose_msg(analytical, numerical, output_idx, input_idx, complex_indices=None,
-                     test_imag=False) -> str:
+                     test_imag=False, is_forward_ad=False) -> str:
+    """torch's message; complex_indices name the complex outputs (backward) or inputs
+    (forward) whose real or imaginary part this check is on."""
     prefix = ""
-    if complex_indices and output_idx in complex_indices:
+    if complex_indices and (input_idx if is_forward_ad else output_idx) in complex_indices:
         part = "imaginary" if test_imag else "real"
-        prefix = f"While considering the {part} part of complex outputs only, "
-    return (prefix + f"Jacobian mismatch for output {output_idx:d} with respect to input "
+        element = "inputs" if is_forward_ad else "outputs"
+        prefix = f"While considering the {part} part of complex {element} only, "
+    mode = "computed with forward mode " if is_forward_ad else ""
+    return (prefix + f"Jacobian {mode}mismatch for output {output_idx:d} with respect to input "
             f"{input_idx:d},\nnumerical:{numerical}\nanalytical:{analytical}\n")
 
 
@@ -216,7 +230,7 @@ def _allclose(a, b, rtol, atol) -> bool:
 
 
 def _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-                    nondet_tol, complex_indices=None, test_imag=False):
+                    nondet_tol, *, use_forward_ad=False, complex_indices=None, test_imag=False):
     func_out = _as_tuple(func_out)
     if not outputs:
         for per_input in _numerical_jacobians(func, inputs, func_out, eps):
@@ -227,6 +241,17 @@ def _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad
     numerical = _numerical_jacobians(func, inputs, func_out, eps)
     keep = [i for i, o in enumerate(o for o in func_out if isinstance(o, _Tensor()))
             if o.requires_grad]
+    if use_forward_ad:
+        from ._gradcheck_forward import forward_jacobians
+        analytical = forward_jacobians(func, inputs, func_out,
+                                       check_grad_dtypes=check_grad_dtypes)
+        for i in range(len(keep)):
+            for j, per_output in enumerate(numerical):
+                a, n = analytical[j][i], per_output[keep[i]]
+                if not _allclose(a, n, rtol, atol):
+                    raise GradcheckError(_notallclose_msg(a, n, i, j, complex_indices,
+                                                          test_imag, is_forward_ad=True))
+        return True
     for i, o in enumerate(outputs):
         analytical = _analytical_jacobian(inputs, o, nondet_tol, check_grad_dtypes)
         for j, a in enumerate(analytical):
@@ -236,22 +261,61 @@ def _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad
     return True
 
 
-def _gradcheck_real_imag(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-                         nondet_tol) -> None:
-    """torch's _gradcheck_real_imag: a function with complex outputs is checked on their
-    imaginary parts, then on their real parts (each a real-valued function)."""
+def _real_and_imag_input(fn, complex_indices, inputs):
+    """`fn` taking, for each complex input, its real part (the imaginary part held at the
+    input's) and then its imaginary part (the real part held): two functions of real inputs
+    (torch's _real_and_imag_input)."""
+    def with_parts(make):
+        def wrapped(*args):
+            args = list(args)
+            for k in complex_indices:
+                args[k] = make(args[k], inputs[k])
+            return _as_tuple(fn(*args))
+        return wrapped
+    return (with_parts(lambda part, orig: part + orig.imag * 1j),
+            with_parts(lambda part, orig: orig.real + part * 1j))
+
+
+def _gradcheck_real_imag(gradcheck_fn, func, func_out, inputs, outputs, eps, rtol, atol,
+                         check_grad_dtypes, nondet_tol, *, check_forward_ad, check_backward_ad,
+                         check_undefined_grad) -> None:
+    """torch's _gradcheck_real_imag. Backward checks take a function with complex outputs
+    as two real-valued ones, on their imaginary then their real parts; forward checks take a
+    function with complex inputs as two functions of real inputs, the same way."""
     Tensor = _Tensor()
-    complex_indices = [i for i, o in enumerate(outputs) if o.is_complex()]
-    if not any(isinstance(o, Tensor) and o.is_complex() for o in _as_tuple(func_out)):
-        _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-                        nondet_tol)
+    args = (eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    if check_backward_ad:
+        if any(isinstance(o, Tensor) and o.is_complex() for o in _as_tuple(func_out)):
+            complex_indices = [i for i, o in enumerate(outputs) if o.is_complex()]
+            real_fn, imag_fn = _real_and_imag_output(func)
+            for part_fn, test_imag in ((imag_fn, True), (real_fn, False)):
+                part_out = part_fn(*inputs)
+                gradcheck_fn(part_fn, part_out, inputs, _differentiable_outputs(part_out),
+                             *args, complex_indices=complex_indices, test_imag=test_imag)
+        else:
+            gradcheck_fn(func, func_out, inputs, outputs, *args)
+    if not check_forward_ad:
         return
-    real_fn, imag_fn = _real_and_imag_output(func)
-    for part_fn, test_imag in ((imag_fn, True), (real_fn, False)):
-        part_out = part_fn(*inputs)
-        _slow_gradcheck(part_fn, part_out, inputs, _differentiable_outputs(part_out), eps,
-                        rtol, atol, check_grad_dtypes, nondet_tol,
-                        complex_indices=complex_indices, test_imag=test_imag)
+    from ._gradcheck_forward import check_undefined_forward_mode
+    complex_indices = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and
+                       t.is_complex()]
+    if not complex_indices:
+        gradcheck_fn(func, func_out, inputs, outputs, *args, use_forward_ad=True)
+        if check_undefined_grad:
+            check_undefined_forward_mode(func, outputs, inputs)
+        return
+    real_fn, imag_fn = _real_and_imag_input(func, complex_indices, inputs)
+    checked = []
+    for part_fn, part, test_imag in ((imag_fn, "imag", True), (real_fn, "real", False)):
+        part_inputs = [getattr(t, part) if isinstance(t, Tensor) and t.is_complex() else t
+                       for t in inputs]
+        part_out = part_fn(*part_inputs)
+        gradcheck_fn(part_fn, part_out, part_inputs, _differentiable_outputs(part_out), *args,
+                     complex_indices=complex_indices, test_imag=test_imag, use_forward_ad=True)
+        checked.append((part_fn, part_out, part_inputs))
+    if check_undefined_grad:
+        for part_fn, part_out, part_inputs in checked:
+            check_undefined_forward_mode(part_fn, part_out, part_inputs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -363,8 +427,10 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     Complex inputs and outputs are checked as torch checks them (Wirtinger derivatives; see
     this module's docstring).
 
-    Differences from torch: no forward-mode AD (``check_forward_ad`` raises
-    NotImplementedError), batched (vmap) checks are skipped, ``fast_mode`` runs the full check.
+    ``fast_mode`` compares one random product ``v^T J u`` per input and output instead of
+    whole Jacobians (see _gradcheck_fast.py); ``check_forward_ad`` checks the Jacobians that
+    forward-mode AD gives too (_gradcheck_forward.py); the batched checks run the gradients
+    under vmap (_gradcheck_batched.py).
     """
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
@@ -375,12 +441,11 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError("Setting check_batched_forward_grad=True requires "
                              "check_forward_ad to be True")
-    if check_forward_ad:
-        raise NotImplementedError("dyngrad: forward-mode AD is not implemented "
-                                  "(check_forward_ad=True)")
     try:
         return _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol,
-                                 check_undefined_grad, check_grad_dtypes)
+                                 check_undefined_grad, check_grad_dtypes, check_batched_grad,
+                                 check_batched_forward_grad, check_forward_ad,
+                                 check_backward_ad, fast_mode)
     except GradcheckError:
         if raise_exception:
             raise
@@ -388,13 +453,25 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
 
 
 def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
-                      check_grad_dtypes):
+                      check_grad_dtypes, check_batched_grad, check_batched_forward_grad,
+                      check_forward_ad, check_backward_ad, fast_mode):
+    from ._gradcheck_batched import test_batched_grad, test_batched_grad_forward_ad
+    from ._gradcheck_fast import fast_gradcheck
     tupled = _as_tuple(inputs)
     _check_inputs(tupled)
     func_out = func(*tupled)
     outputs = _differentiable_outputs(func_out)
-    _gradcheck_real_imag(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes,
-                         nondet_tol)
+    _gradcheck_real_imag(fast_gradcheck if fast_mode else _slow_gradcheck, func, func_out,
+                         tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol,
+                         check_forward_ad=check_forward_ad, check_backward_ad=check_backward_ad,
+                         check_undefined_grad=check_undefined_grad)
+    if check_batched_forward_grad:
+        test_batched_grad_forward_ad(func, tupled)
+    if not check_backward_ad:   # what is left needs backward
+        return True
+    if check_batched_grad:
+        for i, o in enumerate(outputs):
+            test_batched_grad(tupled, o, i)
     if outputs:
         _test_backward_mul_by_grad_output(outputs, tupled)
         if check_undefined_grad:
