@@ -132,8 +132,8 @@ class BackwardCFunction(Node, FunctionCtx):
     # -- ctx -----------------------------------------------------------------------------------
     @property
     def saved_tensors(self) -> tuple:
-        if self._in_jvp:   # jvp reads what save_for_forward kept
-            return tuple(getattr(self, "saved_for_forward", ()))
+        if self._in_jvp:   # jvp reads what save_for_forward kept (nothing: empty)
+            return tuple(self.saved_for_forward or ())
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         saved = self._held

@@ -10,9 +10,6 @@ Note [cov's normalisation]: with ``correction == 0`` the factor is the weight su
 aweights it is ``w_sum - correction * (w * aweights).sum() / w_sum``, otherwise ``w_sum -
 correction``. A factor <= 0 warns and is zeroed in place, so the division gives inf / NaN.
 
-Differences from torch: dyngrad has no Tensor.conj yet, so complex inputs are conjugated on the
-arrays (no ConjBackward0; complex gradients are not supported here).
-
 corrcoef divides the covariance by the standard deviations (``sqrt`` of its diagonal's real
 part) as a column then a row, and clips to [-1, 1] (real and imaginary parts apart for complex
 inputs). A 0-dim covariance gives ``c / c``.

@@ -329,18 +329,13 @@ where_self.checked_scalars = "int"   # a number must fit an integer result (floa
 
 
 def where(condition, input=None, other=None, *, out=None):
-    """Elements of ``input`` where ``condition`` holds, else of ``other``.
-
-    Differences from torch: the one-argument form ``where(condition)`` needs ``nonzero``.
-    """
+    """Elements of ``input`` where ``condition`` holds, else of ``other``; with the condition
+    alone, the indices where it holds (``nonzero(condition, as_tuple=True)``)."""
     if input is None and other is None:
         if out is not None:   # (the one-argument overload takes no out=: the parser's listing)
             from ._arg_parser import parse_error
             raise TypeError(parse_error("where", (condition,), {"out": out}, False))
-        nonzero = FUNCTIONS.get("nonzero")
-        if nonzero is None:
-            raise NotImplementedError("where(condition) needs nonzero, not implemented yet")
-        return nonzero(condition, as_tuple=True)
+        return FUNCTIONS["nonzero"](condition, as_tuple=True)
     if out is not None:   # (the out= overload takes tensors only: torch's parser refuses numbers)
         for name, pos, v in (("input", 2, input), ("other", 3, other)):
             if not isinstance(v, _tensor_cls()):

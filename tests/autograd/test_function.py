@@ -997,3 +997,29 @@ def test_backward_runs_without_incoming_gradients_like_torch():
             Stop.apply(first(x)).sum().backward()
             print(x.grad)
     assert_prints_like_torch(ex)
+
+
+def test_jvp_reads_an_empty_saved_tensors_without_save_for_forward():
+    """In jvp, ``ctx.saved_tensors`` is what save_for_forward kept: nothing (an empty tuple)
+    when it was not called, even after save_for_backward."""
+    def ex(torch):
+        class OnlyBackwardSaves(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+            @staticmethod
+            def jvp(ctx, t):
+                print(ctx.saved_tensors)
+                return t * 2
+
+        fwad = torch.autograd.forward_ad
+        with fwad.dual_level():
+            x = fwad.make_dual(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 0.0]))
+            print(fwad.unpack_dual(OnlyBackwardSaves.apply(x)).tangent)
+    assert_prints_like_torch(ex)
