@@ -23,6 +23,7 @@ from . import _shared_memory
 from ._promotion import Promote
 from ._storage import Storage, TypedStorage, warn_typed_storage_removal
 from ._utils import contiguous_strides
+from .autograd import forward_ad as _fwad
 from .autograd.forward_ad import AUTO_LINEAR
 from .autograd.function import Function
 from .backends import numpy_backend as _npb
@@ -159,6 +160,9 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
     if self._requires_grad and self.grad_fn is None and _gm.is_grad_enabled():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
+    if _fwad._state.active and any(isinstance(t, Tensor) and t._fw_grad is not None
+                                   for t in (self, source)):
+        raise _fwad.not_implemented_error("set_", explicit=True)   # torch has no formula
     if isinstance(source, TypedStorage):
         source = source.untyped()
     version = (0 if self._storage is None else self._storage.version) + 1   # (inference too)

@@ -27,6 +27,7 @@ import sys
 import threading
 
 from . import grad_mode as _gm
+from .forward_ad import _state as _fwad_state
 from ..backends import numpy_backend as npb
 from . import graph as _graph
 from . import views as _views
@@ -410,7 +411,9 @@ def run_backward(roots, grad_roots, retain_graph: bool, create_graph: bool,
     prev_grad_mode = _state.grad_enabled
     _state.grad_enabled = create_graph   # formulas and hooks run in this mode, as in torch
     pop, push = heapq.heappop, heapq.heappush
-    owned = None if create_graph else set()   # see _add_to_buffer
+    # sums made in place (see _add_to_buffer): not with create_graph, nor inside a forward-AD
+    # level, where a gradient may carry a tangent that only the recorded sum adds up
+    owned = None if create_graph or _fwad_state.active else set()
     plain = captures is None   # no gradients to capture: the common case of _run_node applies
     prev_task = _task.id, _task.can_checkpoint, _task.nodes, _task.visit, _task.grad_only, \
         _task.captured

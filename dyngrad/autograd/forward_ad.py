@@ -45,7 +45,7 @@ holding the *primal* values the op saves, ``ctx.dim``, ``ctx.self_shape``…), p
 ``ctx.primals`` (the op's inputs) and ``ctx.result`` (its output, or tuple of outputs). A
 differentiable tensor input without a tangent gets zeros; a Python number in a differentiable
 slot gets ``0``; inputs without derivative (indices, masks, ``where``'s condition) get None.
-Three generic rules cover most ops, as torch's ``auto_linear`` / ``auto_element_wise`` do:
+A few generic rules cover most ops, as torch's ``auto_linear`` / ``auto_element_wise`` do:
 
 * ``AUTO_LINEAR``: the op is linear in its differentiable inputs (views, sum, cat, index...): the
   tangent is the op applied to the tangents. A view of a dual tensor thus gets the same view of
@@ -53,6 +53,10 @@ Three generic rules cover most ops, as torch's ``auto_linear`` / ``auto_element_
 * ``AUTO_ELEMENT_WISE``: the Jacobian w.r.t. each input is diagonal (pointwise ops): the JVP is
   the backward formula applied to each (broadcast) tangent, conjugated for complex values.
   See Note [A real input's tangent in a complex output].
+* ``LINEAR_IN_GRAD_OUTPUT``: a backward primitive ``op(grad_output, self, ...)`` linear in
+  ``grad_output``, whose other tensors give only shapes or masks (``avg_pool2d_backward``,
+  ``hardtanh_backward``, ``nll_loss_backward``…): the op on ``grad_output``'s tangent and the
+  other primals. See Note [Backward primitives in forward mode].
 * ``MULTILINEAR``: linear in each input separately (``mm``, ``bmm``, ``dot``, ``mul``): the
   sum over inputs with a tangent of the op with that input replaced (``self_t @ mat2 +
   self @ mat2_t``).
@@ -63,6 +67,21 @@ Three generic rules cover most ops, as torch's ``auto_linear`` / ``auto_element_
   norms at 0, var, cholesky, eigh, svd, logcumsumexp…) have hand-written rules instead.
 
 An op without a rule raises torch's NotImplementedError when a tangent reaches it.
+
+Note [Backward primitives in forward mode]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Forward-over-reverse (``func.jvp(func.grad(f))``, ``hessian``) sends tangents through the ops a
+backward formula calls: ``threshold_backward``, ``slice_backward``, the pool and pad backwards…
+Most are linear in the incoming gradient. Those that read another input only for its shape or
+its indices (``select_backward``, the max pools' backwards, which take ``self`` and ignore its
+values) are ``AUTO_LINEAR``, as in torch, so a tangent on ``self`` alone gives a zero tangent.
+Those that read ``self``'s values as a mask, or its shape with nothing torch calls linear
+(hardtanh's and the other masked activations' backwards, the average pools', the pads',
+nll_loss's), use ``LINEAR_IN_GRAD_OUTPUT``: torch's formulas there are ``op(grad_output_t,
+self_p, ...)``, which never read ``self_t``, so a tangent on ``self`` alone gives none
+(``threshold_backward``'s adds ``zeros_like(self_t)``: a zero one). The rest have small formulas
+of their own (``gelu_backward``, ``_prelu_kernel_backward``), and those torch refuses
+(``hardsigmoid_backward``, ``_cdist_backward``…) raise its error, with its wording.
 
 Note [A real input's tangent in a complex output]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -534,6 +553,17 @@ def AUTO_LINEAR(ctx, *tangents):
     return spec(*args, *ctx._args, **(ctx._kwargs or {}))
 
 
+def LINEAR_IN_GRAD_OUTPUT(ctx, *tangents):
+    """The op is linear in its first input and reads the others' values only (a backward
+    primitive ``op(grad_output, self, ...)``): the op on the first input's tangent and the
+    other inputs' primals; none when the first input has no tangent. See Note [Backward
+    primitives in forward mode]."""
+    if ctx.next_functions[0][0] is None:
+        return None
+    spec = type(ctx).spec
+    return spec(tangents[0], *ctx.primals[1:], *ctx._args, **(ctx._kwargs or {}))
+
+
 def restride_tangent(t, spec, args) -> None:
     """An in-place view op (``t.squeeze_()``) gave `t` a new geometry: its tangent becomes the
     same view of the old tangent."""
@@ -545,22 +575,27 @@ def fw_not_implemented(name: str, short: bool = False, explicit: bool = False):
     """A rule raising torch's error under another name than the op's (``aten::floor_divide``).
     `short`: torch's shorter text for ops outside derivatives.yaml (``aten::scatter``);
     `explicit`: its text for a formula declared ``not_implemented`` there (``asinh_``)."""
-    class _Named:
-        base = name
-
     def rule(ctx, *tangents):   # See check_supported
-        if short:
-            raise NotImplementedError(f"Trying to use forward AD with {name} that does not "
-                                      "support it.")
-        if explicit:
-            raise NotImplementedError(
-                f"Trying to use forward AD with {name} that does not support it because it has "
-                "not been implemented yet.\nPlease file an issue to PyTorch at "
-                "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
-                "that we can prioritize its implementation.")
-        raise not_implemented(_Named)
+        raise not_implemented_error(name, short, explicit)
     rule.refuses = True
     return rule
+
+
+def not_implemented_error(name: str, short: bool = False, explicit: bool = False):
+    """torch's NotImplementedError for `name` in forward mode (see fw_not_implemented)."""
+    if short:
+        return NotImplementedError(f"Trying to use forward AD with {name} that does not "
+                                   "support it.")
+    if explicit:
+        return NotImplementedError(
+            f"Trying to use forward AD with {name} that does not support it because it has "
+            "not been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
+            "that we can prioritize its implementation.")
+
+    class _Named:
+        base = name
+    return not_implemented(_Named)
 
 
 def _conj(t):

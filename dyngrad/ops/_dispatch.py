@@ -1241,6 +1241,11 @@ def _write_inplace(spec, target, result, inputs=(), rest=(), kwargs=None, record
         original = _wrap(target._data.copy(order="K"))
         original._grad_fn = target.grad_fn
         original._requires_grad = target._requires_grad
+        if target._fw_grad is not None:
+            # and its tangent from before the write (propagate_inplace then updates the
+            # target's in place): forward-over-reverse reads it, as torch's saved original
+            with _fwad._off():
+                _fwad._set_fw_grad(original, target._fw_grad.clone())
         if getattr(target, "_output_nr", 0):
             original._output_nr = target._output_nr
         inputs = (original,) + tuple(inputs[1:])

@@ -39,7 +39,8 @@ from . import _dispatch
 from ._registry import FUNCTIONS, METHODS, OPS, defop
 from ._autograd_utils import backward_op
 from ._geometry import _memory_formats
-from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD
+from ..autograd.forward_ad import (AUTO_ELEMENT_WISE, FROM_BACKWARD, LINEAR_IN_GRAD_OUTPUT,
+                                   fw_not_implemented)
 from .creation import empty_like, zeros_like
 from . import random_streams as _rs
 from .pointwise import _call, _not_implemented, _require_tensor, _tensor_cls, where_self
@@ -134,10 +135,12 @@ _LEAKY_EXTRA = (" File an issue at https://github.com/pytorch/pytorch if you do 
 # -- backward-only primitives (see Note [Activation nodes]) ----------------------------------------
 def _masked_backward(name, node):
     """A backward-only op ``op(grad_output, self, *args)`` that is linear in ``grad_output``:
-    its derivative is the op again for ``grad_output`` and zeros for ``self``, as torch's."""
+    its derivative is the op again for ``grad_output`` and zeros for ``self``, as torch's, and
+    its tangent the op on ``grad_output``'s tangent (``self`` is a mask: its tangent is unused)."""
     def deco(kernel):
         spec = _unlisted(defop(name, node=node, inputs=("grad_output", "self"),
                                saves=("self",), **_PW)(kernel))
+        spec.jvp(LINEAR_IN_GRAD_OUTPUT)
 
         @spec.backward
         def _(ctx, grad):
@@ -152,6 +155,13 @@ def _masked_backward(name, node):
 @_masked_backward("threshold_backward", "ThresholdBackwardBackward0")
 def threshold_backward(xp, grad_output, self, threshold):
     return _npb.zero_where(self <= threshold, grad_output)    # NaN in self keeps the grad
+
+
+@threshold_backward.jvp
+def _(ctx, grad_output_t, self_t):
+    # unlike the other masks, torch's formula adds zeros_like(self_t): a tangent on self alone
+    # gives a zero tangent, not none
+    return threshold_backward(grad_output_t, ctx.primals[1], ctx.threshold)
 
 
 @_masked_backward("hardtanh_backward", "HardtanhBackwardBackward0")
@@ -188,6 +198,9 @@ def hardsigmoid_backward(xp, grad_output, self):
 @hardsigmoid_backward.backward
 def _(ctx, grad):
     raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
+
+
+hardsigmoid_backward.jvp(fw_not_implemented("aten::hardsigmoid_backward", short=True))
 
 
 # -- relu, hardtanh (relu6), threshold -------------------------------------------------------------
@@ -260,6 +273,7 @@ threshold_inplace = _unlisted(defop("threshold_", node="ThresholdBackward1", sav
 threshold_op.backward(_threshold_grad)
 threshold_op.jvp(AUTO_ELEMENT_WISE)
 threshold_inplace.backward(_threshold_grad)
+threshold_inplace.jvp(AUTO_ELEMENT_WISE)
 
 
 # -- leaky_relu, rrelu -----------------------------------------------------------------------------
@@ -289,6 +303,10 @@ def _(ctx, grad):
     if ctx.negative_slope < 0:
         raise _negative_slope_error("leakyReLu", _LEAKY_EXTRA)
     return leaky_relu_backward(grad, result, ctx.negative_slope)
+
+
+# (from the result, as the backward: a negative slope raises its error in forward mode too)
+leaky_relu_inplace.jvp(AUTO_ELEMENT_WISE)
 
 
 def _rrelu_kernel(xp, self, noise, lower=0.125, upper=1.0 / 3.0, training=False, *,
@@ -343,6 +361,10 @@ def _(ctx, grad):
     if not (training and upper - lower > 1e-6) and lower + upper < 0:
         raise _negative_slope_error("leakyReLu", _LEAKY_EXTRA)
     return _rrelu_grad(grad, result, noise, lower, upper, training)
+
+
+# torch has no forward formula for the in-place form (its error worded as for asinh_)
+rrelu_with_noise_.jvp(fw_not_implemented("rrelu_with_noise_", explicit=True))
 
 
 # -- hardsigmoid, hardswish ------------------------------------------------------------------------
@@ -491,6 +513,22 @@ def _(ctx, *grads):
     return (where_self(positive, ggs, weight * ggs + self * ggw) if need_grad else None,
             where_self(positive, 0.0, grad_output * ggw) if need_self else None,
             where_self(positive, 0.0, grad_output * ggs) if need_weight else None)
+
+
+@prelu_kernel_backward.jvp
+def _(ctx, grad_output_t, self_t, weight_t):
+    # torch's formulas, which test self >= 0 where the kernel tests self > 0 (they differ at 0
+    # only); each output gets a tangent only when an input its formula reads has one
+    grad_output, self, weight = ctx.primals
+    has_grad, has_self, has_weight = ctx.needs_input_grad
+    positive = self >= 0
+    grad_self_t = grad_weight_t = None
+    if has_grad or has_weight:
+        grad_self_t = where_self(positive, grad_output_t,
+                                 grad_output_t * weight + grad_output * weight_t)
+    if has_grad or has_self:
+        grad_weight_t = where_self(positive, 0.0, grad_output * self_t + grad_output_t * self)
+    return grad_self_t, grad_weight_t
 
 
 # ---------------------------------------------------------------------------------------------

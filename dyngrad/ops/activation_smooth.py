@@ -35,7 +35,7 @@ from .._promotion import Promote
 from ._autograd_utils import arrays_only, backward_op, conj, contiguous, from_array, row_major
 from ..autograd.grad_mode import is_grad_enabled
 from ._registry import FUNCTIONS, defop
-from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD
+from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD, fw_not_implemented
 from .activation import (_PW, _contiguous, _floating_only, _inplace, _like, _negative_slope_error,
                          _opmath, _unlisted, _with_inplace, publish, xp)
 from .pointwise import _not_implemented, _require_tensor, exp, where_self
@@ -96,6 +96,9 @@ def _(ctx, grad):
     need_grad, need_self = ctx.needs_input_grad
     return (gelu_backward(grad, self, approximate=ctx.approximate) if need_grad else None,
             grad * grad_output * _gelu_second(self, ctx.approximate) if need_self else None)
+
+
+gelu_backward.jvp(AUTO_ELEMENT_WISE)   # (torch's gelu_backward + gelu_double_backward terms)
 
 
 def _gelu_second(x, approximate):
@@ -172,6 +175,10 @@ def _(ctx, grad):
     return _elu_grad_from_result(grad, result, ctx.alpha, ctx.scale, ctx.input_scale)
 
 
+# the in-place forms' tangents come from the result, as their gradients (and as torch's)
+elu_inplace.jvp(AUTO_ELEMENT_WISE)
+
+
 def _celu_kernel(xp, self, alpha=1.0):
     _floating_only(self, "elu_cpu")
     if alpha == 0:
@@ -197,6 +204,9 @@ celu_op.jvp(AUTO_ELEMENT_WISE)
 def _(ctx, grad):
     result, = ctx.saved_tensors
     return _elu_grad_from_result(grad, result, ctx.alpha, 1, 1.0 / ctx.alpha)
+
+
+celu_inplace.jvp(AUTO_ELEMENT_WISE)
 
 
 # -- the logistic family: sigmoid, logit, logsigmoid, softplus, silu, mish -------------------------
@@ -278,6 +288,9 @@ def logit_backward(xp, grad_output, self, eps=None):
         inside = grad_output / (self * (1 - self))   # (half floats: in half, as torch's)
     return xp.where((self >= lo) & (self <= hi), inside, outside).astype(grad_output.dtype,
                                                                          copy=False)
+
+
+logit_backward.jvp(fw_not_implemented("aten::logit_backward", short=True))
 
 
 @logit.jvp

@@ -68,6 +68,7 @@ from ._autograd_utils import backward_op
 from ._geometry import is_non_overlapping_and_dense
 from ._registry import OPS, composite, defop
 from .arithmetic import _no_derivative
+from ..autograd.forward_ad import fw_not_implemented
 from .softmax import _softmax, _softmax_backward_data
 
 _NEG_INF = float("-inf")
@@ -219,6 +220,8 @@ def _flash_attention_backward(xp, grad_out, query, key, value, out, logsumexp, a
 
 _flash_attention_backward.backward(
     _no_derivative("_scaled_dot_product_flash_attention_for_cpu_backward"))
+_flash_attention_backward.jvp(
+    fw_not_implemented("aten::_scaled_dot_product_flash_attention_for_cpu_backward", short=True))
 del OPS[_flash_attention_backward.name]   # backward-only: reached through the flash node
 
 

@@ -42,6 +42,7 @@ from .._utils import broadcast_shapes
 from . import _registry
 from ._registry import FUNCTIONS, METHODS, OPS, defop
 from .arithmetic import _sub_check
+from ..autograd.forward_ad import fw_not_implemented
 from .linalg import cpp_type_name
 from .norms import _vector_norm, norm_backward, norm_jvp
 from .padding import _float_arg
@@ -194,6 +195,7 @@ def _cdist_backward(xp, grad, x1, x2, cdist, p):
 
 
 del OPS[_cdist_backward.name]   # reached through CdistBackward0 only
+_cdist_backward.jvp(fw_not_implemented("_cdist_backward"))   # (none in forward mode either)
 
 
 # -- cdist: the matrix-product route --------------------------------------------------------------
@@ -374,6 +376,7 @@ def _pdist_backward(xp, grad, self, pdist, p):
 
 
 del OPS[_pdist_backward.name]   # reached through PdistBackward0 only
+_pdist_backward.jvp(fw_not_implemented("_pdist_backward"))
 
 
 def pdist(*args, **kwargs):

@@ -88,6 +88,9 @@ def _(ctx, grad):
     return rows.view(tuple(indices.shape) + (-1,))
 
 
+embedding_dense_backward.jvp(AUTO_LINEAR)
+
+
 # torch saves weight.size(0) (a SymInt) under this name
 embedding.node_cls._saved_weight_sym_argsize_0 = property(lambda self: self.weight_shape[0])
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import shape_str
-from ..autograd.forward_ad import FROM_BACKWARD
+from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 from ..backends import pool_numpy as P
 from ._registry import FUNCTIONS, defop
 from .pooling import _with_indices
@@ -192,6 +192,7 @@ def _fractional_max_pool2d_backward(xp, grad_output, self, indices, kernel_size,
 
 
 backward_only(_fractional_max_pool2d_backward)
+_fractional_max_pool2d_backward.jvp(AUTO_LINEAR)   # self gives a shape (torch: auto_linear)
 
 
 @_fractional_max_pool2d_backward.backward
@@ -232,6 +233,7 @@ def _fractional_max_pool3d_backward(xp, grad_output, self, indices, kernel_size,
 
 
 backward_only(_fractional_max_pool3d_backward)
+_fractional_max_pool3d_backward.jvp(AUTO_LINEAR)   # self gives a shape (torch: auto_linear)
 
 
 @_fractional_max_pool3d_backward.backward

@@ -559,6 +559,13 @@ def _(ctx, grad):
     raise RuntimeError(ctx.msg)
 
 
+@_delayed_error.jvp
+def _(ctx, self_t):
+    # once recorded (a backward with create_graph), torch's node hands on the values alone: the
+    # tangent is dropped; otherwise it passes through
+    return None if ctx.result.requires_grad else self_t
+
+
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """``input`` with ``src`` reduced into it at ``index`` along ``dim``: ``reduce`` is
     'sum', 'prod', 'mean', 'amax' or 'amin'; ``include_self`` counts input's own values."""

@@ -17,6 +17,7 @@ from .._promotion import Promote
 from . import shape as S
 from ._registry import FUNCTIONS, defop
 from .arithmetic import _no_derivative
+from ..autograd.forward_ad import fw_not_implemented
 from .range_factories import _fma, _fma32_plain
 from .view_backward import backward_only
 
@@ -396,6 +397,10 @@ def _make(rank):
     # a third derivative would need the double backward written with dyngrad ops, as torch's
     # is: until then it raises rather than pass through as a constant
     double_backward.backward(_no_derivative(f"_{name}_double_backward"))
+    # no forward mode either; torch's double backward passes a tangent on to the backward op,
+    # which refuses it, so both name that op
+    backward.jvp(fw_not_implemented(f"{name}_backward"))
+    double_backward.jvp(fw_not_implemented(f"{name}_backward"))
     backward_only(backward)
     backward_only(double_backward)
     return forward

@@ -563,6 +563,7 @@ def _index_put_backward(ctx, grad):
 _index_put_op.backward(_index_put_backward)
 _index_put_op.jvp(AUTO_LINEAR)
 _index_put_impl.backward(_index_put_backward)
+_index_put_impl.jvp(AUTO_LINEAR)
 
 
 def _index_put(self, entries, value, accumulate=False):

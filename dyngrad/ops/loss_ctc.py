@@ -37,6 +37,7 @@ from .._promotion import Promote
 from ._registry import FUNCTIONS, OPS, composite, defop
 from .loss import MEAN, SUM, get_enum
 from .arithmetic import _no_derivative
+from ..autograd.forward_ad import fw_not_implemented
 from .pointwise import _not_implemented
 
 _CHECKS = "(while checking arguments for ctc_loss_allocate_outputs)"
@@ -246,6 +247,7 @@ def ctc_loss_backward(xp, grad, log_probs, targets, neg_log_likelihood, log_alph
 
 
 ctc_loss_backward.backward(_no_derivative("_ctc_loss_backward"))
+ctc_loss_backward.jvp(fw_not_implemented("aten::_ctc_loss_backward", short=True))
 del OPS[ctc_loss_backward.name]     # backward-only: reached through ctc_loss's gradients
 
 

@@ -35,6 +35,7 @@ from ._registry import OPS, composite, defop
 from ._arg_parser import check_tensors
 from .loss import MEAN, NONE, SUM, clamp_min, legacy_reduction, reduction_code
 from .arithmetic import _no_derivative
+from ..autograd.forward_ad import fw_not_implemented
 from .pointwise import _not_implemented
 
 
@@ -51,8 +52,10 @@ def _check_long(target) -> None:
 
 def _backward_only(spec, name: str):
     """A gradient kernel with torch's ``NotImplemented`` node: no OpInfo reaches it directly
-    (the forward op's gradgradcheck does), and its own derivative raises, as torch's."""
+    (the forward op's gradgradcheck does), and its own derivative raises, as torch's, in
+    forward mode too."""
     spec.backward(_no_derivative(name))
+    spec.jvp(fw_not_implemented(f"aten::{name}", short=True))
     del OPS[spec.name]
     return spec
 

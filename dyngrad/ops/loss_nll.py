@@ -15,7 +15,7 @@ from .._promotion import Promote
 from ..backends.numpy_backend import xp as _xp
 from ._autograd_utils import arrays_only, from_array
 from ._registry import OPS, composite, defop
-from ..autograd.forward_ad import FROM_BACKWARD
+from ..autograd.forward_ad import FROM_BACKWARD, LINEAR_IN_GRAD_OUTPUT
 from ._arg_parser import check_tensors
 from .loss import (MEAN, NONE, SUM, add_scalar, div_scalar, get_enum, legacy_reduction,
                    mul_scalar)
@@ -146,6 +146,8 @@ def _nll_backward_op(name, node):
                  saves=("target", "weight"), differentiable=("grad_output", "self"))(
         _nll_backward_kernel)
     spec.backward(_nll_double_backward)
+    # (torch runs a decomposition, linear in grad_output: self's tangent is not read)
+    spec.jvp(LINEAR_IN_GRAD_OUTPUT)
     del OPS[spec.name]               # backward-only: reached through nll_loss's gradgradcheck
     return spec
 

@@ -31,7 +31,7 @@ from .._utils import canonical_dim, shape_str
 from ..backends import numpy_backend as _npb
 from . import shape as S
 from ._registry import FUNCTIONS, defop
-from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
+from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD, LINEAR_IN_GRAD_OUTPUT
 from .creation import alloc, checked_scalar, copy_with_strides, fill_array, preserve_strides
 from .creation import check_size, suggest_memory_format
 from ._geometry import memory_format_strides
@@ -234,6 +234,8 @@ def _make_pad(kind: str, npad: int):
     def _(ctx, grad):
         # self only gives the shape: its gradient is zero (torch's derivatives.yaml)
         return spec(grad, ctx.padding), grad.new_zeros(ctx.self_shape)
+
+    back.jvp(LINEAR_IN_GRAD_OUTPUT)
 
     return spec
 

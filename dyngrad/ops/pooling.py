@@ -20,7 +20,7 @@ from ..backends import pool_numpy as P
 from . import shape as S
 from ._geometry import memory_format_strides
 from ._registry import FUNCTIONS, defop
-from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
+from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD, LINEAR_IN_GRAD_OUTPUT
 from .creation import copy_with_strides, suggest_memory_format
 from .view_backward import backward_only
 
@@ -173,6 +173,7 @@ def _max_pool2d_backward(grad, self, kernel_size, stride, padding, dilation, cei
 
 
 backward_only(_max_pool2d_backward_kernel)
+_max_pool2d_backward_kernel.jvp(AUTO_LINEAR)   # self gives a shape (torch: auto_linear)
 
 
 def _gather_at(grad, indices):
@@ -347,6 +348,7 @@ def _avg_pool2d_backward(xp, grad_output, self, kernel_size, stride, padding, ce
 
 
 backward_only(_avg_pool2d_backward)
+_avg_pool2d_backward.jvp(LINEAR_IN_GRAD_OUTPUT)   # self gives a shape and windows
 
 
 @_avg_pool2d_backward.backward
@@ -434,6 +436,7 @@ def _adaptive_avg_pool2d_backward(xp, grad_output, self):
 
 
 backward_only(_adaptive_avg_pool2d_backward)
+_adaptive_avg_pool2d_backward.jvp(LINEAR_IN_GRAD_OUTPUT)
 
 
 @_adaptive_avg_pool2d_backward.backward
@@ -522,6 +525,7 @@ def _adaptive_max_pool2d_backward(xp, grad_output, self, indices):
 
 
 backward_only(_adaptive_max_pool2d_backward)
+_adaptive_max_pool2d_backward.jvp(AUTO_LINEAR)
 
 
 @_adaptive_max_pool2d_backward.backward

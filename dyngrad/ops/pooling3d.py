@@ -27,7 +27,7 @@ import operator
 from .._utils import shape_str
 from ._arg_parser import type_name as _type_name
 from .._promotion import Promote
-from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
+from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD, LINEAR_IN_GRAD_OUTPUT
 from ..backends import pool_numpy as P
 from ._geometry import memory_format_strides
 from ._registry import FUNCTIONS, defop
@@ -261,6 +261,7 @@ def _max_pool3d_backward(xp, grad_output, self, indices, kernel_size, stride, pa
 
 
 backward_only(_max_pool3d_backward)
+_max_pool3d_backward.jvp(AUTO_LINEAR)   # self gives a shape (torch: auto_linear)
 
 
 def _gather_at(grad, indices):
@@ -371,6 +372,7 @@ def _avg_pool3d_backward(xp, grad_output, self, kernel_size, stride, padding, ce
 
 
 backward_only(_avg_pool3d_backward)
+_avg_pool3d_backward.jvp(LINEAR_IN_GRAD_OUTPUT)   # self gives a shape and windows
 
 
 @_avg_pool3d_backward.backward
@@ -483,6 +485,7 @@ def _adaptive_avg_pool3d_backward(xp, grad_output, self):
 
 
 backward_only(_adaptive_avg_pool3d_backward)
+_adaptive_avg_pool3d_backward.jvp(LINEAR_IN_GRAD_OUTPUT)
 
 
 @_adaptive_avg_pool3d_backward.backward
@@ -566,6 +569,7 @@ def _adaptive_max_pool3d_backward(xp, grad_output, self, indices):
 
 
 backward_only(_adaptive_max_pool3d_backward)
+_adaptive_max_pool3d_backward.jvp(AUTO_LINEAR)
 
 
 @_adaptive_max_pool3d_backward.backward

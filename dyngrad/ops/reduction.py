@@ -398,6 +398,9 @@ def _(ctx, grad):
     return FUNCTIONS["where"](eye, 0.0, grad_z).sum(d)
 
 
+_prod_others.jvp(FROM_BACKWARD)   # (the products of all but two elements, as the backward)
+
+
 def _prod_safe_zeros_backward(grad, input, dim):
     if input.numel() == 0:
         return grad.expand(input.shape)

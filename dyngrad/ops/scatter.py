@@ -17,7 +17,7 @@ from ..backends import numpy_backend as _npb
 from ._geometry import _numel
 from .creation import laid_out_like
 from ._registry import defop
-from ..autograd.forward_ad import AUTO_LINEAR
+from ..autograd.forward_ad import AUTO_LINEAR, _size_error
 from .view_backward import backward_only
 
 
@@ -113,6 +113,16 @@ def masked_scatter_backward(xp, grad_output, mask, sizes):
 def _(ctx, grad):
     (mask,) = ctx.saved_tensors
     return masked_scatter(grad.new_zeros(ctx.grad_output_shape), grad, mask)
+
+
+@masked_scatter_backward.jvp
+def _(ctx, grad_output_t, mask):
+    # torch's formula pads the picked tangents to grad_output_t's own shape, not to `sizes`: a
+    # source shaped otherwise than the gradient cannot take that tangent, and torch says so
+    tangent = masked_scatter_backward(grad_output_t, ctx.primals[1], grad_output_t.shape)
+    if tangent.shape != ctx.result.shape:
+        raise _size_error(ctx.result.shape, tangent.shape)
+    return tangent
 
 
 # ---------------------------------------------------------------------------------------------

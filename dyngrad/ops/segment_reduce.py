@@ -21,6 +21,7 @@ import itertools
 from .. import _dtypes as D
 from .._promotion import Promote
 from ._registry import FUNCTIONS, defop
+from ..autograd.forward_ad import fw_not_implemented
 from .view_backward import backward_only
 
 _REDUCE = {"sum": "sum", "mean": "mean", "prod": "prod", "max": "max", "amax": "max",
@@ -187,6 +188,9 @@ backward_only(_segment_reduce_backward)
 @_segment_reduce_backward.backward
 def _(ctx, *grads):
     raise RuntimeError("derivative for aten::_segment_reduce_backward is not implemented")
+
+
+_segment_reduce_backward.jvp(fw_not_implemented("aten::_segment_reduce_backward", short=True))
 
 
 def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, axis=0,

@@ -180,6 +180,7 @@ def _(ctx, grad):
 for _spec in (_upsample_nearest2d_backward, _upsample_nearest1d_backward,
               _upsample_bilinear2d_backward, _upsample_linear1d_backward):
     backward_only(_spec)
+    _spec.jvp(AUTO_LINEAR)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -337,6 +337,8 @@ def _make_aa(mode: str, keep_layout: bool):
     def _(ctx, grad):
         return (spec(grad, ctx.output_size, ctx.align_corners, ctx.scales_h, ctx.scales_w),)
 
+    back.jvp(AUTO_LINEAR)
+
     return spec
 
 
@@ -347,5 +349,8 @@ _upsample_lanczos2d_aa = _make_aa("lanczos", False)
 
 for _spec in (_upsample_nearest3d, _upsample_nearest_exact1d, _upsample_nearest_exact2d,
               _upsample_nearest_exact3d, _upsample_trilinear3d, _upsample_bicubic2d,
-              _upsample_bilinear2d_aa, _upsample_bicubic2d_aa, _upsample_lanczos2d_aa):
+              _upsample_bilinear2d_aa, _upsample_bicubic2d_aa, _upsample_lanczos2d_aa,
+              _upsample_nearest3d_backward, _upsample_nearest_exact1d_backward,
+              _upsample_nearest_exact2d_backward, _upsample_nearest_exact3d_backward,
+              _upsample_trilinear3d_backward, _upsample_bicubic2d_backward):
     _spec.jvp(AUTO_LINEAR)

@@ -9,8 +9,9 @@ positions are the view's own geometry kernel run on a *contiguous* tensor of tha
 several times (``unfold`` with step < size) the gradients are added, else a plain strided write
 does it. Each scatter is an op of its own, named as torch names it (``select_backward`` records
 ``SelectBackwardBackward0``), and its derivative is the view again, so derivatives of any order
-need no more code. Multi-output views (``unbind``, ``split``) instead ``stack``/``cat`` their
-gradients, zeros standing in for outputs that got none, as torch does.
+need no more code; being linear, each takes its tangent by being applied to the incoming
+gradient's tangent (``AUTO_LINEAR``). Multi-output views (``unbind``, ``split``) instead
+``stack``/``cat`` their gradients, zeros standing in for outputs that got none, as torch does.
 
 These primitives are not user ops: they are kept out of ``OPS`` (which the op database covers).
 """
@@ -22,6 +23,7 @@ from ..backends import numpy_backend as _npb
 from . import shape as S
 from ._geometry import _numel, maybe_overlapping, min_storage_size
 from ._registry import OPS, defop
+from ..autograd.forward_ad import AUTO_LINEAR
 
 
 def backward_only(spec):
@@ -94,6 +96,11 @@ def _(ctx, grad):
     return S._unfold(grad, ctx.dim, ctx.size, ctx.step)
 
 
+# linear, as torch's auto_linear says (cat, stack and as_strided_scatter below too)
+for _spec in (select_backward, slice_backward, diagonal_backward, unfold_backward):
+    _spec.jvp(AUTO_LINEAR)
+
+
 # ---------------------------------------------------------------------------------------------
 # cat / stack: the backward of split and unbind
 # ---------------------------------------------------------------------------------------------
@@ -127,6 +134,10 @@ def _(ctx, grad):
                  for i, needed in enumerate(ctx.needs_input_grad))
 
 
+cat.jvp(AUTO_LINEAR)
+stack.jvp(AUTO_LINEAR)
+
+
 def with_zeros(grads, shapes):
     """One gradient per output: zeros (of the output's shape) where an output got none."""
     ref = next(g for g in grads if g is not None)
@@ -157,6 +168,9 @@ def _(ctx, grad):
     if ctx.needs_input_grad[1]:
         src_grad = S.as_strided_view(grad, *geometry)
     return self_grad, src_grad
+
+
+as_strided_scatter.jvp(AUTO_LINEAR)
 
 
 # Note [as_strided backward]

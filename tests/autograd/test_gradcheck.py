@@ -309,6 +309,33 @@ def test_gradcheck_op_database(op):
     assert not problems, "\n\n".join(problems)
 
 
+# Ops whose forward-mode checks fail in dyngrad and pass in torch: {op id: reason}. Strict.
+KNOWN_FORWARD_BUGS: dict = {}
+
+
+@pytest.mark.parametrize("op", _db_ops())
+def test_forward_mode_op_database(op):
+    """The sweep in forward mode: gradcheck's ``check_forward_ad`` on the op, and
+    gradgradcheck's ``check_fwd_over_rev``, which differentiates the op's backward formulas in
+    forward mode (what ``func.hessian``'s jacfwd over jacrev needs)."""
+    problems = []
+    for sample in _small_samples(op, MAX_NUMEL)[:1]:
+        msg = _check(op, sample, "gradcheck", check_forward_ad=True, check_backward_ad=False)
+        if msg:
+            problems.append(msg)
+    if op.supports_gradgrad:
+        for sample in _small_samples(op, MAX_GRADGRAD_NUMEL)[:1]:
+            msg = _check(op, sample, "gradgradcheck", check_fwd_over_rev=True,
+                         check_rev_over_rev=False, check_undefined_grad=False)
+            if msg:
+                problems.append(msg)
+    reason = KNOWN_FORWARD_BUGS.get(op.id)
+    if reason:
+        assert problems, f"{op.id} is listed in KNOWN_FORWARD_BUGS ({reason}) but passes now"
+        pytest.xfail(reason)
+    assert not problems, "\n\n".join(problems)
+
+
 def test_non_reentrant_backward_and_dtype_checks():
     def ex(torch):
         calls = []
