@@ -130,6 +130,10 @@ CASES = {
         _t(lib, [1., 2.]), _t(lib, [3., 4.])),
     "hessian of mlp loss": lambda lib, F: F.hessian(_mlp_loss(lib, F))(_params(lib),
                                                                        *_batch(lib))["w2"],
+    # conv's derivatives go through FROM_BACKWARD's placeholder leaves: none may leak a graph
+    "hessian of a convolution": lambda lib, F: F.hessian(
+        lambda k: lib.nn.functional.conv2d(lib.arange(16.).reshape(1, 1, 4, 4), k,
+                                           padding=1).pow(2).sum())(lib.ones(1, 1, 2, 2)),
     # vmap
     "vmap": lambda lib, F: F.vmap(lambda a: a.sum() * a)(_t(lib, [[1., 2.], [3., 4.]])),
     "vmap in_dims": lambda lib, F: F.vmap(lambda x, y: x * y, in_dims=(1, None))(

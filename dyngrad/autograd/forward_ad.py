@@ -651,6 +651,11 @@ def FROM_BACKWARD(ctx, *tangents):
     with _gm.enable_grad():
         us = [zeros_like(o.real if real_only and o.is_complex() else o).requires_grad_()
               if o._data.dtype.kind in "fcV" else None for o in outs]
+        for u in us:
+            if u is not None:
+                # the JVP is linear in u, yet its graph (create_graph) may keep edges to u: a
+                # transform's exit knows such a leaf belongs to no one (func/_levels.py)
+                u.__dict__["_jvp_placeholder"] = True
         grads = spec.backward_fn(ctx, *us)
         grads = grads if type(grads) is tuple else (grads,)
         total = None

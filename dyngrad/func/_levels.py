@@ -82,8 +82,9 @@ def reaches_outside(t, start: int, lifted: set) -> bool:
             continue
         seen.add(id(fn))
         if type(fn) is AccumulateGrad:
-            if id(fn.variable) not in lifted:
-                return True
+            variable = fn.variable
+            if id(variable) not in lifted and "_jvp_placeholder" not in variable.__dict__:
+                return True   # (a FROM_BACKWARD placeholder is no one's: forward_ad.py)
             continue
         if getattr(fn, "_seq", start) < start:
             return True
