@@ -223,9 +223,12 @@ def _(ctx, grad):
     input, weight = ctx.saved_tensors
     nd = weight.ndim - 2
     mask = tuple(ctx.needs_input_grad)
-    return convolution_backward(grad, input, weight, _bias_sizes(ctx), _expand(ctx.stride, nd),
-                                _expand(ctx.padding, nd), _expand(ctx.dilation, nd),
-                                ctx.transposed, _expand(ctx.output_padding, nd), ctx.groups, mask)
+    grads = convolution_backward(grad, input, weight, _bias_sizes(ctx), _expand(ctx.stride, nd),
+                                 _expand(ctx.padding, nd), _expand(ctx.dilation, nd),
+                                 ctx.transposed, _expand(ctx.output_padding, nd), ctx.groups,
+                                 mask)
+    # an output left out of the mask is an empty placeholder: no gradient (torch's undefined)
+    return tuple(g if wanted else None for g, wanted in zip(grads, mask))
 
 
 convolution.jvp(FROM_BACKWARD)

@@ -408,3 +408,20 @@ def test_delayed_error_drops_the_tangent_once_recorded(create_graph):
             primal, tangent = fwad.unpack_dual(g)
             print(primal.detach(), tangent)
     assert_prints_like_torch(ex)
+
+
+@pytest.mark.parametrize("op", ["conv1d", "conv_transpose1d"])
+def test_convolution_forward_over_reverse_with_an_unneeded_input(op):
+    """Forward mode through a convolution's double backward differentiates its forward node
+    for the weight alone: the input's gradient, left out of the mask, must be no gradient (it
+    was an empty placeholder the engine refused). Unbatched, so that a view sits between."""
+    def ex(lib):
+        lib.manual_seed(0)
+        x = lib.randn(3, 7, dtype=lib.float64, requires_grad=True)
+        shape = (2, 3, 3) if op == "conv1d" else (3, 2, 3)
+        w = lib.randn(*shape, dtype=lib.float64, requires_grad=True)
+        conv = getattr(lib.nn.functional, op)
+        print(lib.autograd.gradgradcheck(lambda a, b: conv(a, b), (x, w),
+                                         check_fwd_over_rev=True, check_rev_over_rev=False,
+                                         check_undefined_grad=False))
+    assert_prints_like_torch(ex)
