@@ -244,7 +244,14 @@ def _(ctx, grad):
             conj(grad) * grad_output * (-2 * conj(output) + 1) if need_output else None)
 
 
-sigmoid_backward.jvp(AUTO_ELEMENT_WISE)
+@sigmoid_backward.jvp
+def _(ctx, grad_output_t, output_t):
+    # as tanh_backward's (unary.py): conj(output_t) in the output's term, torch's formula
+    grad_output, output = ctx.primals
+    return sigmoid_backward(grad_output_t, output) + \
+        conj(output_t) * grad_output * (-2 * conj(output) + 1)
+
+
 _unlisted(sigmoid_backward)
 
 

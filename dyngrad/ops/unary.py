@@ -306,7 +306,16 @@ def _(ctx, grad):
             conj(grad) * (-2 * conj(output) * grad_output) if need_output else None)
 
 
-tanh_backward.jvp(AUTO_ELEMENT_WISE)
+@tanh_backward.jvp
+def _(ctx, grad_output_t, output_t):
+    # torch's formula: the op conjugates `output` for complex values (not holomorphic in it), so
+    # its term takes conj(output_t); AUTO_ELEMENT_WISE's conjugation trick fits only holomorphic
+    # ops
+    grad_output, output = ctx.primals
+    return tanh_backward(grad_output_t, output) + \
+        conj(output_t) * (-2 * conj(output) * grad_output)
+
+
 del OPS[tanh_backward.name]
 
 

@@ -202,9 +202,10 @@ def _db_ops():
 
 
 def _split(value, leaves):
-    """Replace the float64 tensors in `value` (recursively) by slots; collect them."""
+    """Replace the floating and complex tensors in `value` (recursively) by slots; collect
+    them."""
     if isinstance(value, dyngrad.Tensor | torch.Tensor):
-        if value.dtype.is_floating_point:
+        if value.dtype.is_floating_point or value.dtype.is_complex:
             leaves.append(value)
             return _Slot(len(leaves) - 1)
         return value
@@ -244,9 +245,9 @@ def _case(op, sample, lib):
     return call, tuple(leaves)
 
 
-def _small_samples(op, limit):
+def _small_samples(op, limit, dtype="float64"):
     out = []
-    for sample in op.sample_inputs("float64"):
+    for sample in op.sample_inputs(dtype):
         call, leaves = _case(op, sample, dyngrad)
         n = sum(t.numel() for t in leaves)
         if leaves and 0 < n <= limit and all(t.numel() for t in leaves):
@@ -270,7 +271,7 @@ def _check(op, sample, checker_name, **kw):
             outs = out if isinstance(out, tuple | list) else (out,)
             if checker_name == "gradgradcheck" and any(
                     isinstance(o, dyngrad.Tensor) and o.requires_grad
-                    and o.dtype is not dyngrad.float64 for o in outs):
+                    and o.dtype not in (dyngrad.float64, dyngrad.complex128) for o in outs):
                 # the random grad_outputs then have a lower precision than finite differences
                 # need (torch's gradcheck warns about such inputs): pass or fail is luck
                 return None
@@ -333,6 +334,29 @@ def test_forward_mode_op_database(op):
     if reason:
         assert problems, f"{op.id} is listed in KNOWN_FORWARD_BUGS ({reason}) but passes now"
         pytest.xfail(reason)
+    assert not problems, "\n\n".join(problems)
+
+
+def _complex_ops():
+    return [pytest.param(op, id=op.id) for op in OP_DB
+            if op.supports_autograd and op.check_values and not op.inplace_only
+            and "complex128" in op.dtypes and op.supports_complex_autograd]
+
+
+@pytest.mark.parametrize("op", _complex_ops())
+def test_forward_mode_op_database_complex(op):
+    """The forward-mode sweep in complex128: a rule that conjugates wrongly (a formula that is
+    not holomorphic taken as one) shows only there."""
+    problems = []
+    for sample in _small_samples(op, 8, "complex128")[:1]:
+        msg = _check(op, sample, "gradcheck", check_forward_ad=True, check_backward_ad=False)
+        if msg:
+            problems.append(msg)
+        if op.supports_gradgrad:
+            msg = _check(op, sample, "gradgradcheck", check_fwd_over_rev=True,
+                         check_rev_over_rev=False, check_undefined_grad=False)
+            if msg:
+                problems.append(msg)
     assert not problems, "\n\n".join(problems)
 
 
