@@ -278,8 +278,9 @@ def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
     if level < 0:
         return UnpackedDualTensor(tensor, None)
     if not isinstance(tensor, _tensor_cls()):
+        from ..ops._arg_parser import type_name
         raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
-                        f"{type(tensor).__name__}")
+                        f"{type_name(tensor)}")
     from ..ops.shape import alias
     prev = _state.active
     _state.active = False

@@ -195,7 +195,7 @@ def _check_input(spec, value, index):
             return
     name = spec.inputs[index] if index < len(spec.inputs) else f"arg{index}"
     raise TypeError(f"{spec.base}(): argument '{'input' if name == 'self' else name}' "
-                    f"(position {index + 1}) must be Tensor, not {type(value).__name__}")
+                    f"(position {index + 1}) must be Tensor, not {_arg_parser.type_name(value)}")
 
 
 def _run_view(spec, args, kwargs):
@@ -1087,7 +1087,7 @@ def check_out_tuple(name: str, out, n: int, position) -> None:
         if not isinstance(o, _Tensor) and position is not None:
             raise TypeError(f"expected Tensor as element {i} in argument "
                             f"{position() if callable(position) else position}, but got "
-                            f"{type(o).__name__}")
+                            f"{_arg_parser.type_name(o)}")
 
 
 def _out_position(spec) -> int:

@@ -45,6 +45,7 @@ from .creation import empty_like, zeros_like
 from . import random_streams as _rs
 from .pointwise import _call, _not_implemented, _require_tensor, _tensor_cls, where_self
 from .random import numpy_generator as _gen
+from ._arg_parser import type_name as _tp_name
 
 xp = _npb.xp
 
@@ -668,7 +669,7 @@ def prelu(input, weight):
     _require_tensor("prelu", input)
     if not isinstance(weight, Tensor):
         raise TypeError(f"prelu(): argument 'weight' (position 2) must be Tensor, not "
-                        f"{type(weight).__name__}")
+                        f"{_tp_name(weight)}")
     if input.dtype is not weight.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype._legacy} and "
                            f"{weight.dtype._legacy}")

@@ -46,6 +46,7 @@ from ..autograd.forward_ad import fw_not_implemented
 from .linalg import cpp_type_name
 from .norms import _vector_norm, norm_backward, norm_jvp
 from .padding import _float_arg
+from ._arg_parser import type_name as _tp_name
 
 _CHUNK = 1 << 22   # elements of the (pairs, columns) temporaries a gradient pass may hold
 _MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
@@ -260,7 +261,7 @@ def _tensor_arg(fname, name, value, pos):
     if not isinstance(value, _registry._Tensor):
         at = "" if pos is None else f" (position {pos})"
         raise TypeError(f"{fname}(): argument '{name}'{at} must be Tensor, not "
-                        f"{type(value).__name__}")
+                        f"{_tp_name(value)}")
 
 
 _REQUIRED = object()

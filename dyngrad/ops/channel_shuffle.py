@@ -14,6 +14,7 @@ from ._registry import FUNCTIONS, defop
 from .creation import copy_with_strides, suggest_memory_format
 from .join import int_arg
 from .pooling import _is_tensor, _strides_of
+from ._arg_parser import type_name as _tp_name
 
 
 def _shuffle(xp, self, groups):
@@ -67,7 +68,7 @@ def _shuffle_call(op, fname):
     def call(input, groups):
         if not _is_tensor(input):
             raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(input).__name__}")
+                            f"{_tp_name(input)}")
         return op(input, int_arg(fname, "groups", groups, 2))
     call.__name__ = fname
     call.__doc__ = f"torch.{fname}: (N, C, *) channels split into ``groups`` and interleaved."

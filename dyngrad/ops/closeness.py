@@ -6,6 +6,7 @@ from .. import _dtypes as D
 from .._promotion import Promote
 from ._registry import FUNCTIONS, METHODS, defop
 from .pointwise import _tensor_cls, eq
+from ._arg_parser import type_name as _tp_name
 
 
 # -- isclose / allclose / equal ----------------------------------------------------------------
@@ -80,7 +81,7 @@ def _equal(input, other, method) -> bool:
     for pos, (name, v) in enumerate((("input", input), ("other", other))):
         if not isinstance(v, Tensor):
             raise TypeError(f"equal(): argument '{name}' (position {pos + (0 if method else 1)})"
-                            f" must be Tensor, not {type(v).__name__}")
+                            f" must be Tensor, not {_tp_name(v)}")
     if tuple(input.shape) != tuple(other.shape):
         return False
     return bool(eq(input, other)._data.all())

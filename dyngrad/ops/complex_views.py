@@ -34,6 +34,7 @@ from ._registry import FUNCTIONS, defop
 from .creation import zeros_like
 from .pointwise import _not_implemented, _tensor_cls, imag, real
 from .unary import cos, sin
+from ._arg_parser import type_name as _tp_name
 
 _COMPLEX_OF = {"float32": D.complex64, "float64": D.complex128}
 
@@ -41,7 +42,7 @@ _COMPLEX_OF = {"float32": D.complex64, "float64": D.complex128}
 def _require(fname, value, arg, position):
     if not isinstance(value, _tensor_cls()):
         raise TypeError(f"{fname}(): argument '{arg}' (position {position}) must be Tensor, not "
-                        f"{type(value).__name__}")
+                        f"{_tp_name(value)}")
 
 
 # -- complex / polar ---------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from ._registry import FUNCTIONS, METHODS
 from .linalg_products import _conj
 from .loss import mul_scalar
 from .statistics import _warn
+from ._arg_parser import type_name as _tp_name
 
 _DOF_WARNING = ("cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
                 "number of observations. (Triggered internally at /__w/pytorch/pytorch/aten/src/"
@@ -33,14 +34,14 @@ def _check_args(name, input, method, correction=1, fweights=None, aweights=None)
     Tensor = _registry._Tensor
     if not method and not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{_tp_name(input)}")
     if type(correction) is not int:
         raise TypeError(f"{name}(): argument 'correction' must be int, not "
                         f"{type(correction).__name__}")
     for arg, value in (("fweights", fweights), ("aweights", aweights)):
         if value is not None and not isinstance(value, Tensor):
             raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not "
-                            f"{type(value).__name__}")
+                            f"{_tp_name(value)}")
 
 
 def _check_weights(kind, w, num_observations, accepts):
@@ -146,7 +147,7 @@ def corrcoef(input, *args):
                         "given")
     if not isinstance(input, _registry._Tensor):
         raise TypeError("corrcoef(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{_tp_name(input)}")
     return _corrcoef(input)
 
 

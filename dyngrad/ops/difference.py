@@ -13,6 +13,7 @@ from .._utils import canonical_dim
 from . import _registry
 from ._registry import FUNCTIONS, METHODS
 from .join import int_arg
+from ._arg_parser import type_name as _tp_name
 
 
 def _check(input, n, dim, prepend, append, pos):
@@ -68,7 +69,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     first: ``input[1:] - input[:-1]`` for n = 1 (``logical_xor`` for bool)."""
     if not isinstance(input, _registry._Tensor):
         raise TypeError("diff(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{_tp_name(input)}")
     result = _diff(input, n, dim, prepend, append, 2)
     if out is None:
         return result

@@ -30,6 +30,7 @@ from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD, fw_not_implemented
 from .creation import checked_scalar, fill_array, number, ones_like, zeros_like
 from .pointwise import _not_implemented, _warn_once, where_self
 from .view_backward import backward_only
+from ._arg_parser import type_name as _tp_name
 
 _xp = _npb.xp
 
@@ -57,7 +58,7 @@ def tensor_arg(fname: str, name: str, value, pos: int) -> None:
     method form numbers from ``self``'s successor in torch, one less)."""
     if not isinstance(value, _tensor_cls()):
         raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be Tensor, not "
-                        f"{type(value).__name__}")
+                        f"{_tp_name(value)}")
 
 
 def no_complex_autograd(name: str, dtype, *inputs) -> None:

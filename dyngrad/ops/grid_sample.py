@@ -20,6 +20,7 @@ from .arithmetic import _no_derivative
 from ..autograd.forward_ad import fw_not_implemented
 from .range_factories import _fma, _fma32_plain
 from .view_backward import backward_only
+from ._arg_parser import type_name as _tp_name
 
 _MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 _PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
@@ -416,7 +417,7 @@ _grid_sampler_3d = _make(3)
 def _check_tensor(fname, value, what, position):
     if not isinstance(value, S._tensor_cls()):
         raise TypeError(f"{fname}(): argument '{what}' (position {position}) must be Tensor, not "
-                        f"{type(value).__name__}")
+                        f"{_tp_name(value)}")
 
 
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):

@@ -20,6 +20,7 @@ from ..backends import numpy_backend as _npb
 from ._registry import FUNCTIONS, METHODS
 from . import _registry
 from ._selection import contiguous, wrap_plain, write_out
+from ._arg_parser import type_name as _tp_name
 
 _xp = _npb.xp
 
@@ -27,7 +28,7 @@ _xp = _npb.xp
 def _check_args(input, dim, keepdim, mode):
     if not isinstance(input, _registry._Tensor):
         raise TypeError("hash_tensor(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{_tp_name(input)}")
     if dim is not None and not isinstance(dim, int) and not (
             isinstance(dim, (tuple, list)) and all(isinstance(d, int) for d in dim)):
         raise TypeError("hash_tensor(): argument 'dim' (position 2) must be tuple of ints, not "

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 
+from ._arg_parser import type_name as _tp_name
 from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import plain_int, scalar_value
@@ -562,7 +563,7 @@ def histogramdd(input, *args, **kwargs):
     if not bad and is_seq and not ints and not all(_is_tensor(b) for b in bins):
         k = next(i for i, b in enumerate(bins) if not _is_tensor(b))
         raise TypeError(f"expected Tensor as element {k} in argument 1, but got "
-                        f"{type(bins[k]).__name__}")
+                        f"{_tp_name(bins[k])}")
     numbers = isinstance(ranges, (tuple, list)) and all(isinstance(v, (int, float))
                                                         for v in ranges)
     bad = bad or not (type(bins) is int or is_seq) or not (ranges is None or numbers) \

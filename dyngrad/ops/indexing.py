@@ -33,6 +33,7 @@ import numbers
 import operator
 import warnings
 
+from ._arg_parser import type_name as _tp_name
 from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import broadcast_shapes, canonical_dim, contiguous_strides, shape_str
@@ -486,10 +487,10 @@ def index_put_(self, indices, values, accumulate: bool = False):
     for i, t in enumerate(indices):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(t).__name__}")
+                            f"{_tp_name(t)}")
     if not isinstance(values, Tensor):
         raise TypeError("index_put_(): argument 'values' (position 2) must be Tensor, not "
-                        f"{type(values).__name__}")
+                        f"{_tp_name(values)}")
     _dispatch.check_inference_inplace(self)
     if _gm._state.grad_enabled and (self._requires_grad or values._requires_grad) or (
             _fw_state.active and (self._fw_grad is not None or values._fw_grad is not None)):
@@ -524,7 +525,7 @@ def _check_index_put_args(indices, values, first: int) -> None:
     for i, t in enumerate(indices):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument {first}, but got "
-                            f"{type(t).__name__}")
+                            f"{_tp_name(t)}")
     if not isinstance(values, Tensor):
         raise TypeError(f"index_put(): argument 'values' (position {first + 2}) must be Tensor, "
                         f"not {type(values).__name__}")

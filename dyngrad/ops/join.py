@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import operator
 
+from ._arg_parser import type_name as _tp_name
 from .._utils import canonical_dim, shape_str
 from ..autograd import grad_mode as _gm
 from ..backends import numpy_backend as _npb
@@ -60,7 +61,7 @@ def tensor_list(fname: str, tensors) -> list:
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(t).__name__}")
+                            f"{_tp_name(t)}")
     return list(tensors)
 
 

@@ -36,6 +36,7 @@ from .creation import alloc, checked_scalar, copy_with_strides, fill_array, pres
 from .creation import check_size, suggest_memory_format
 from ._geometry import memory_format_strides
 from .view_backward import backward_only
+from ._arg_parser import type_name as _tp_name
 
 
 def _tensor_cls():
@@ -45,7 +46,7 @@ def _tensor_cls():
 def _check_tensor(fname, value):
     if not isinstance(value, _tensor_cls()):
         raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(value).__name__}")
+                        f"{_tp_name(value)}")
 
 
 def _elem_strides(arr) -> tuple:

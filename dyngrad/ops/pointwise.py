@@ -18,6 +18,7 @@ from ..autograd.forward_ad import AUTO_ELEMENT_WISE
 from .._utils import reads_as_number, scalar_value
 from ._autograd_utils import conj, handle_r_to_c
 from .creation import zeros_like
+from ._arg_parser import type_name as _tp_name
 
 ALL = ("function", "method", "inplace", "out")
 NO_INPLACE = ("function", "method", "out")
@@ -59,7 +60,7 @@ def _warn_once(message: str) -> None:
 def _require_tensor(name, input):
     if not isinstance(input, _tensor_cls()):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{_tp_name(input)}")
 
 
 # -- unary math --------------------------------------------------------------------------------

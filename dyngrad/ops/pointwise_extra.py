@@ -24,12 +24,13 @@ from ._selection import check_no_grad_out, write_out
 from .arithmetic import _no_derivative
 from .pointwise import _call, _dtype, _not_implemented, _tensor_cls, exp, log
 from .unary import _real_only, digamma, erf, exp2
+from ._arg_parser import type_name as _tp_name
 
 
 def _require(fname, value, arg, position):
     if not isinstance(value, _tensor_cls()):
         raise TypeError(f"{fname}(): argument '{arg}' (position {position}) must be Tensor, not "
-                        f"{type(value).__name__}")
+                        f"{_tp_name(value)}")
 
 
 # -- heaviside ---------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from ._registry import FUNCTIONS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD, LINEAR_IN_GRAD_OUTPUT
 from .creation import copy_with_strides, suggest_memory_format
 from .view_backward import backward_only
+from ._arg_parser import type_name as _tp_name
 
 
 def _is_tensor(value) -> bool:
@@ -32,7 +33,7 @@ def _is_tensor(value) -> bool:
 def _check_tensor(fname, value):
     if not _is_tensor(value):
         raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(value).__name__}")
+                        f"{_tp_name(value)}")
 
 
 def _not_implemented(name, np_dtype):

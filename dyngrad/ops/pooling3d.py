@@ -515,8 +515,8 @@ def _output_triple(fname, input, output_size):
 def adaptive_avg_pool3d(input, output_size):
     """Average pooling to a fixed (ot, oh, ow) output: window i spans [floor(i*T/ot),
     ceil((i+1)*T/ot)). A (1, 1, 1) output is a mean over the last three dims, as in torch."""
-    if not _is_tensor(input):   # torch's Python wrapper reads input.size() first
-        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'size'")
+    if not _is_tensor(input):   # torch's Python wrapper calls input.size() first: the error
+        input.size()           # Python raises for this object
     size = _output_triple("adaptive_avg_pool3d", input, output_size)
     if any(v < 0 for v in size):
         raise RuntimeError(f"adaptive_avg_pool3d: elements of output_size must be greater than "
@@ -580,8 +580,8 @@ def _(ctx, grad):
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """Max pooling to a fixed (ot, oh, ow) output (windows as adaptive_avg_pool3d)."""
-    if not _is_tensor(input):   # torch's Python wrapper reads input.size() first
-        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'size'")
+    if not _is_tensor(input):   # torch's Python wrapper calls input.size() first: the error
+        input.size()           # Python raises for this object
     size = _output_triple("adaptive_max_pool3d", input, output_size)
     if any(v < 0 for v in size) and input.ndim in (4, 5):
         shape = tuple(input.shape[:-3]) + size

@@ -30,6 +30,7 @@ from ._selection import tensor_shape_cpp, warn_once_at_caller
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 from .creation import check_size, copy_with_strides, preserve_strides
 from .indexing import _index_select, masked_select
+from ._arg_parser import type_name as _tp_name
 
 
 def _tensor_cls():
@@ -39,7 +40,7 @@ def _tensor_cls():
 def _check_tensor(fname, value):
     if not isinstance(value, _tensor_cls()):
         raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(value).__name__}")
+                        f"{_tp_name(value)}")
 
 
 def _elem_strides(arr) -> tuple:
@@ -441,7 +442,7 @@ def _check_tensors(tensors) -> None:
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(t).__name__}")
+                            f"{_tp_name(t)}")
 
 
 def broadcast_tensors(*tensors):

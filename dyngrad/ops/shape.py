@@ -22,6 +22,7 @@ from __future__ import annotations
 import operator
 import sys
 
+from ._arg_parser import type_name as _tp_name
 from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import (canonical_dim, canonical_dims, contiguous_strides, dims_spelled_out,
@@ -287,7 +288,7 @@ def ravel(input):
     otherwise (torch's ``contiguous().view(-1)``, so ViewBackward0 over CloneBackward0)."""
     if not isinstance(input, _tensor_cls()):
         raise TypeError("ravel(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{_tp_name(input)}")
     return input.contiguous().view(-1)
 
 

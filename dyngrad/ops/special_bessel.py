@@ -24,6 +24,7 @@ from ..autograd.forward_ad import AUTO_ELEMENT_WISE
 from ._registry import FUNCTIONS, defop
 from .pointwise import ALL, _tensor_cls, sgn, where_self
 from .unary import _real_only
+from ._arg_parser import type_name as _tp_name
 
 # Chebyshev coefficients (see Note [Bessel kernels]); the sum halves the first
 _I0E_SMALL = (
@@ -167,7 +168,7 @@ def special_i0(input, *, out=None):
     """``torch.special.i0``: ``torch.i0`` (I0Backward0)."""
     if not isinstance(input, _tensor_cls()):
         raise TypeError(f"special_i0(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{_tp_name(input)}")
     return i0(input) if out is None else i0(input, out=out)
 
 

@@ -41,6 +41,7 @@ from ..autograd.forward_ad import fw_not_implemented
 from .binary import _binary_family
 from .pointwise import _call, _dtype, _not_implemented, _tensor_cls, exp, log
 from .unary import lgamma
+from ._arg_parser import type_name as _tp_name
 
 _MACHEP = 1.11022302462515654042e-16
 
@@ -278,7 +279,7 @@ igammac = _igamma_op("igammac", "IgammacBackward0", True)
 def _other_tensor(name, other):
     if not isinstance(other, _tensor_cls()):
         raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
-                        f"{type(other).__name__}")
+                        f"{_tp_name(other)}")
 
 
 

@@ -34,6 +34,7 @@ from .join import int_arg
 from .linalg_products import _tensordot
 from .norms import _vector_norm, norm_backward, norm_jvp
 from .pointwise import _not_implemented, _warn_once
+from ._arg_parser import type_name as _tp_name
 
 
 def _copy_out(result, out):
@@ -46,7 +47,7 @@ def _copy_out(result, out):
 def _tensor_arg(fname, name, value, pos):
     if not isinstance(value, _registry._Tensor):
         raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be Tensor, not "
-                        f"{type(value).__name__}")
+                        f"{_tp_name(value)}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,7 +211,7 @@ def chain_matmul(*matrices, out=None):
     for i, m in enumerate(matrices):
         if not isinstance(m, _registry._Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(m).__name__}")
+                            f"{_tp_name(m)}")
     _warn_once(_CHAIN_DEPRECATED)
     for m in matrices:
         if m.dim() != 2:

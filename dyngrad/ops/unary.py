@@ -27,6 +27,7 @@ from ..autograd.forward_ad import AUTO_ELEMENT_WISE, FROM_BACKWARD, fw_not_imple
 from .creation import laid_out_like, zeros_like
 from .activation import _like, _opmath
 from .pointwise import ALL, _call, _not_implemented, _tensor_cls, exp, where_self
+from ._arg_parser import type_name as _tp_name
 
 LN2 = math.log(2.0)
 LN10 = math.log(10.0)
@@ -818,7 +819,7 @@ def square_(self):
 def _require(input, name):
     if not isinstance(input, _tensor_cls()):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{_tp_name(input)}")
 
 
 def _alias(public_name, target):

@@ -21,6 +21,7 @@ from ._geometry import memory_format_strides
 from ._registry import FUNCTIONS, defop
 from .creation import copy_with_strides, suggest_memory_format
 from .pooling import _is_tensor, _not_implemented, _strides_of
+from ._arg_parser import type_name as _tp_name
 
 _DIMS = {2: "two elements (height, width)", 3: "three elements (depth, height, width)"}
 
@@ -182,8 +183,8 @@ def _unpool_output_size(input, kernel_size, stride, padding, output_size):
     """The spatial output size of max_unpoolNd, as torch's Python wrapper picks it: by default
     (in - 1) * stride + kernel - 2 * padding per dim; a given ``output_size`` (optionally with
     (N, C) in front) must lie strictly within ``stride`` of that default."""
-    if not _is_tensor(input):
-        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'size'")
+    if not _is_tensor(input):   # torch's wrapper calls input.size(): Python's own error
+        input.size()
     in_size = tuple(input.shape)
     n = len(kernel_size)
     default = [(in_size[-n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
@@ -212,7 +213,7 @@ def _unpool_output_size(input, kernel_size, stride, padding, output_size):
 def _check_indices(fname, indices):
     if not _is_tensor(indices):
         raise TypeError(f"{fname}(): argument 'indices' (position 2) must be Tensor, not "
-                        f"{type(indices).__name__}")
+                        f"{_tp_name(indices)}")
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -222,8 +223,8 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     stride = kernel_size if stride is None else _expand(stride, 1)
     padding = _expand(padding, 1)
     size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
-    if not _is_tensor(indices):
-        raise AttributeError(f"'{type(indices).__name__}' object has no attribute 'unsqueeze'")
+    if not _is_tensor(indices):   # (torch calls indices.unsqueeze(-1): Python's own error)
+        indices.unsqueeze(-1)
     return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1),
                          tuple(size) + (1,)).squeeze(-1)
 
