@@ -20,7 +20,7 @@ failing pair are computed for the message.
 from __future__ import annotations
 
 from .gradcheck import (GradcheckError, _allclose, _analytical_jacobian, _as_tuple,
-                        _check_outputs_same_dtype_and_shape, _is_float_or_complex_tensor,
+                        _central_difference, _is_float_or_complex_tensor,
                         _notallclose_msg, _numerical_jacobians, _Tensor)
 
 
@@ -61,17 +61,7 @@ def _numerical_jvps(fn, inputs, input_idx, u, eps, is_forward_ad=False):
         return tuple(o.clone() for o in _as_tuple(fn(*inputs)))
 
     def along(delta):
-        orig = entry.clone()
-        entry.copy_(orig - delta)
-        before = run()
-        entry.copy_(orig + delta)
-        after = run()
-        entry.copy_(orig)
-        cols = []
-        for a, b in zip(before, after):
-            _check_outputs_same_dtype_and_shape(a, b, eps)
-            cols.append(((b - a) / (2 * eps)).detach().reshape(-1))
-        return cols
+        return _central_difference(run, entry, delta, eps)
 
     if isinstance(u, tuple):   # a complex input: the conjugate Wirtinger derivative
         ds_dx = along(eps * u[0].reshape(entry.shape))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 
-from .gradcheck import (_Tensor, _as_tuple, _check_outputs_same_dtype_and_shape,
+from .gradcheck import (_Tensor, _as_tuple, _central_difference,
                         _is_float_or_complex_tensor, _iter_tensors)
 
 
@@ -36,17 +36,7 @@ def get_numerical_jacobian_wrt_specific_input(fn, input_idx, inputs, outputs, ep
         return tuple(a.clone() for a in _as_tuple(fn(*_as_tuple(inputs))))
 
     def jvp(entry, idx, delta):   # central difference along `delta`, one tensor per output
-        orig = entry.clone()
-        entry.copy_(orig - delta)
-        outa = run()
-        entry.copy_(orig + delta)
-        outb = run()
-        entry.copy_(orig)
-        cols = []
-        for a, b in zip(outa, outb):
-            _check_outputs_same_dtype_and_shape(a, b, eps, idx)
-            cols.append(((b - a) / (2 * eps)).detach().reshape(-1))
-        return cols
+        return _central_difference(run, entry, delta, eps, idx)
 
     columns = {}
     for d_idx, idx in enumerate(product(*[range(m) for m in x.size()])):

@@ -562,6 +562,23 @@ def _iter_tensors(x, only_requiring_grad=False):
             yield from _iter_tensors(elem, only_requiring_grad)
 
 
+def _central_difference(run, entry, delta, eps, idx=None) -> list:
+    """``(f(x + delta) - f(x - delta)) / (2 eps)`` per output of `run` (which returns its
+    outputs cloned), flat: `entry` is the perturbed tensor (the input's ``.data``, or an element
+    of it), written through and restored (torch's _compute_numerical_gradient)."""
+    orig = entry.clone()
+    entry.copy_(orig - delta)
+    before = run()
+    entry.copy_(orig + delta)
+    after = run()
+    entry.copy_(orig)
+    cols = []
+    for a, b in zip(before, after):
+        _check_outputs_same_dtype_and_shape(a, b, eps, idx)
+        cols.append(((b - a) / (2 * eps)).detach().reshape(-1))
+    return cols
+
+
 def _check_outputs_same_dtype_and_shape(output1, output2, eps, idx=None) -> None:
     on_index = f"on index {idx} " if idx is not None else ""
     if output1.shape != output2.shape:
