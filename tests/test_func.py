@@ -105,6 +105,14 @@ CASES = {
     "jvp size mismatch": lambda lib, F: F.jvp(lambda x: x, (_t(lib, [1., 2.]),),
                                               (_t(lib, [1.]),)),
     "linearize": lambda lib, F: _linearize_case(lib, F),
+    "linearize tangent count": lambda lib, F: F.linearize(lambda a, b: a * b, _t(lib, [1.]),
+                                                          _t(lib, [2.]))[1](_t(lib, [1.])),
+    "linearize tangent structure": lambda lib, F: F.linearize(
+        lambda a, b: a * b, _t(lib, [1.]), _t(lib, [2.]))[1](_t(lib, [1.]), [_t(lib, [1.])]),
+    "linearize tangent shape": lambda lib, F: F.linearize(lambda a: a.sin(), _t(lib, [1., 2.]))[1](
+        _t(lib, [1.])),
+    "linearize tangent dtype": lambda lib, F: F.linearize(lambda a: a.sin(), _t(lib, [1., 2.]))[1](
+        lib.ones(2, dtype=lib.float64)),
     # Jacobians and Hessians
     "jacrev": lambda lib, F: F.jacrev(lambda x: x.sin() * x.sum())(_t(lib, [0.1, 0.5, 0.9])),
     "jacrev argnums": lambda lib, F: F.jacrev(lambda x, y: x @ y, argnums=(0, 1))(

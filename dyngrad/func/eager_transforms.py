@@ -280,8 +280,20 @@ def linearize(func, *primals):
     """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is ``jvp(func, primals,
     tangents)[1]`` (evaluated anew for each call)."""
     output = _levels.call(func, *primals)
+    flat_primals, primals_spec = tree_flatten(primals)
 
     def jvp_fn(*tangents):
+        # torch's checks of its traced graph's inputs, before anything runs
+        flat_tangents, tangents_spec = tree_flatten(tangents)
+        if tangents_spec != primals_spec:
+            raise RuntimeError(f"Expected the tangents {tangents_spec} to have the same argspec "
+                               f"as the primals {primals_spec}")
+        for idx, (t, p) in enumerate(zip(flat_tangents, flat_primals)):
+            for what in ("shape", "device", "dtype"):
+                if getattr(t, what) != getattr(p, what):
+                    raise RuntimeError(f"tangent:{idx} with {what} {getattr(t, what)} in "
+                                       f"flattened pytree doesn't match the {what} "
+                                       f"{getattr(p, what)} of the corresponding primal.")
         return jvp(func, primals, tangents)[1]
 
     return tree_map(lambda t: t.detach() if _is_tensor(t) else t, output), jvp_fn
