@@ -83,17 +83,17 @@ def conj(value):
     return value.conj()
 
 
-def real_tangent(grad, tangent, dims, keepdim=False):
-    """The tangent of a real-valued reduction (a norm, var) along `tangent`, from `grad`, its
-    backward's value for a gradient of ones: ``Re(sum(conj(grad) * tangent))`` over `dims`
-    (None or empty: every dim; a 0-dim input is not summed).
+def reduction_tangent(grad, tangent, result, dims, keepdim=False):
+    """The tangent of a reduction (a norm, var, prod) along `tangent`, from `grad`, its
+    backward's value for a gradient of ones: ``sum(conj(grad) * tangent)`` over `dims` (None or
+    empty: every dim; a 0-dim input is not summed), its real part when `result` is real.
 
-    For a real function r of a complex z = x + iy, the backward gives the conjugate Wirtinger
-    gradient ``g = dr/dx + i dr/dy`` (Note [Complex gradients]), and the directional derivative
-    along ``t = tx + i ty`` is ``dr/dx tx + dr/dy ty = Re(conj(g) * t)``: real, as r is. For
-    real inputs this is the plain ``g * t``."""
+    The backward gives the conjugate Wirtinger gradient (Note [Complex gradients]). For a
+    holomorphic reduction (prod) its conjugate is the plain derivative. For a real one r of
+    z = x + iy, ``g = dr/dx + i dr/dy`` and the derivative along ``t = tx + i ty`` is
+    ``dr/dx tx + dr/dy ty = Re(conj(g) * t)``. For real inputs both are the plain ``g * t``."""
     term = conj(grad) * tangent
-    if term._data.dtype.kind == "c":
+    if term._data.dtype.kind == "c" and result._data.dtype.kind != "c":
         term = term.real
     if not term.dim():
         return term

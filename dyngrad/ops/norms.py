@@ -20,7 +20,7 @@ from .._utils import canonical_dim
 from ..backends import numpy_backend as _npb
 from . import _registry
 from ._arg_parser import check_binding
-from ._autograd_utils import arrays_only, from_array, real_tangent
+from ._autograd_utils import arrays_only, from_array, reduction_tangent
 from ._registry import FUNCTIONS, METHODS, OPS, defop
 from ._signatures import SIGNATURES
 from .reduction import _dims, dense, reduced_axes, unsqueeze_multiple, write_out
@@ -193,12 +193,12 @@ def _(ctx, grad):
 
 
 def norm_jvp(self_t, self, p, result, dim, keepdim):
-    """The norm's tangent: the backward formula with a unit gradient, through real_tangent
-    (torch's norm_jvp)."""
+    """The norm's tangent: the backward formula with a unit gradient, through
+    reduction_tangent (torch's norm_jvp)."""
     partial = norm_backward(result.new_ones(result.shape), self, p, result, dim, keepdim)
     if partial is None:
         return result.new_zeros(result.shape)
-    return real_tangent(partial, self_t, dim, keepdim)
+    return reduction_tangent(partial, self_t, result, dim, keepdim)
 
 
 @_vector_norm.jvp

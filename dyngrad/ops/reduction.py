@@ -22,7 +22,7 @@ from .._promotion import Promote
 from .._utils import canonical_dim, canonical_dims, dims_spelled_out, plain_int
 from ..backends import numpy_backend as _npb
 from ..autograd import grad_mode as _gm
-from ._autograd_utils import arrays_only, conj, from_array
+from ._autograd_utils import arrays_only, conj, from_array, reduction_tangent
 from ._registry import FUNCTIONS, METHODS, OPS, defop
 from ..autograd.forward_ad import AUTO_LINEAR, FROM_BACKWARD
 from .pointwise import _not_implemented, _warn_once
@@ -430,19 +430,11 @@ def _prod_all_backward(ctx, grad):
     return _prod_safe_zeros_backward(grad, self.reshape(-1), 0).reshape(self.shape)
 
 
-def _prod_tangent(partial, self_t, dims, keepdim):
-    """torch's prod JVP: ``sum(conj(partial) * t)`` over the reduced dims, with `partial` the
-    backward's value for a gradient of ones. The product is holomorphic, so that conjugate (Note
-    [Complex gradients]) is its plain derivative, the product of the other elements."""
-    term = conj(partial) * self_t
-    return term if not term.dim() else term.sum(dims, keepdim)
-
-
 @prod_all.jvp
 def _(ctx, self_t):
     self, result = ctx.saved_tensors
     partial = _prod_all_backward(ctx, result.new_ones(result.shape))
-    return _prod_tangent(partial, self_t, list(range(self.dim())), False)
+    return reduction_tangent(partial, self_t, result, None)   # torch's prod JVP
 
 
 @prod_dim.backward
@@ -463,7 +455,8 @@ def _prod_dim_backward(ctx, grad):
 def _(ctx, self_t):
     self, result = ctx.saved_tensors
     partial = _prod_dim_backward(ctx, result.new_ones(result.shape))
-    return _prod_tangent(partial, self_t, [canonical_dim(ctx.dim, self.dim())], ctx.keepdim)
+    return reduction_tangent(partial, self_t, result, [canonical_dim(ctx.dim, self.dim())],
+                             ctx.keepdim)
 
 
 _PROD_SIGNATURES = ("Tensor input, *, torch.dtype dtype = None",

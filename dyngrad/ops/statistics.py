@@ -15,7 +15,7 @@ import math
 
 from ..backends import numpy_backend as _npb
 from .._promotion import Promote
-from ._autograd_utils import conj, real_tangent
+from ._autograd_utils import conj, reduction_tangent
 from .._utils import plain_int
 from ._registry import FUNCTIONS, METHODS, defop
 from ._selection import warn_at_caller as _warn
@@ -119,13 +119,13 @@ def _(ctx, grad):
 
 
 def _var_tangent(ctx, self_t, var):
-    """var_backward with a unit gradient, through real_tangent (torch's var_jvp); inf / NaN
+    """var_backward with a unit gradient, through reduction_tangent (torch's var_jvp); inf / NaN
     with no degrees of freedom, as torch."""
     self = ctx.primals[0]
     partial = var_backward(var.new_ones(var.shape), self, ctx.dim, ctx.correction, ctx.keepdim)
     dim = ctx.dim
     dims = [] if dim is None else ([dim] if isinstance(dim, int) else list(dim))
-    return real_tangent(partial, self_t, dims, ctx.keepdim)
+    return reduction_tangent(partial, self_t, var, dims, ctx.keepdim)
 
 
 def _std_tangent(ctx, self_t, std):
