@@ -35,6 +35,7 @@ import functools
 import inspect
 import warnings
 
+from . import _function_vmap
 from . import forward_ad as _fwad
 from . import grad_mode as _gm
 from .graph import Node, _next_sequence_nr, gradient_edge
@@ -75,12 +76,9 @@ class FunctionCtx:
     """What ``forward`` / ``setup_context`` may tell ``backward`` (torch.autograd.function)."""
 
     def save_for_backward(self, *tensors) -> None:
-        """Save tensors (or None) for ``backward``; read them back with ``ctx.saved_tensors``."""
-        Tensor = _tensor_cls()
-        for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
-                raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{i} is of type {_type_name(t)}")
+        """Save tensors (or None) for ``backward``; read them back with ``ctx.saved_tensors``.
+        (Their types are checked when the node is recorded: torch lets a call that records
+        nothing save anything.)"""
         self.to_save = tensors
 
     def save_for_forward(self, *tensors) -> None:
@@ -242,7 +240,9 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     returning one per output; it reads ``ctx.save_for_forward``'s tensors as
     ``ctx.saved_tensors``.
 
-    Differences from torch: no functorch transforms (``vmap``).
+    Under ``dyngrad.func.vmap``, a Function needs a ``vmap(info, in_dims, *args)`` staticmethod
+    or ``generate_vmap_rule = True``, as in torch (Note [A custom Function's vmap rule] in
+    autograd/_function_vmap.py).
     """
 
     generate_vmap_rule = False
@@ -291,11 +291,15 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     def apply(cls, *args, **kwargs):
         """Run ``forward`` and record the node when grad mode is on and an input needs grad."""
         new_style = _is_setup_context_defined(cls.setup_context)
-        if not new_style and _transform_active():
-            raise RuntimeError(
-                "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
-                "jacrev, ...), it must override the setup_context staticmethod. For more "
-                "details, please see https://pytorch.org/docs/main/notes/extending.func.html")
+        mapped = None
+        if _transform_active():
+            if not new_style:
+                raise RuntimeError(
+                    "In order to use an autograd.Function with functorch transforms (vmap, grad, "
+                    "jvp, jacrev, ...), it must override the setup_context staticmethod. For "
+                    "more details, please see "
+                    "https://pytorch.org/docs/main/notes/extending.func.html")
+            mapped = _function_vmap.vmap_randomness(cls)
         if new_style:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
@@ -303,6 +307,11 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         elif kwargs:   # torch passes keyword arguments on as positional ones
             bound = inspect.signature(cls.forward).bind(None, *args, **kwargs)
             args, kwargs = bound.args[1:], {}
+        if mapped is not None and _function_vmap.has_tensor(args):
+            randomness, innermost = mapped   # Note [A custom Function's vmap rule]
+            if innermost:
+                return _function_vmap.call_rule(cls, args, randomness)
+            return _apply(cls, args, kwargs, new_style, randomness)
         return _apply(cls, args, kwargs, new_style)
 
 
@@ -316,7 +325,9 @@ def _is_setup_context_defined(fn) -> bool:
     return fn is not Function.setup_context
 
 
-def _apply(cls, args, kwargs, new_style):
+def _apply(cls, args, kwargs, new_style, vmap_randomness=None):
+    """`cls` applied to `args`; its output computed by its ``vmap`` rule instead of ``forward``
+    when `vmap_randomness` is given (Note [A custom Function's vmap rule])."""
     Tensor = _tensor_cls()
     ctx = cls._backward_cls()
     is_tensor = tuple(isinstance(a, Tensor) for a in args)
@@ -333,7 +344,10 @@ def _apply(cls, args, kwargs, new_style):
     forward_ad = _fw_state.active   # forward sees no tangents: jvp() gives the outputs' ones
     _fw_state.active = False
     try:
-        if new_style:
+        if vmap_randomness is not None:
+            outputs = _function_vmap.call_rule(cls, args, vmap_randomness)
+            cls.setup_context(ctx, args, outputs)
+        elif new_style:
             outputs = cls.forward(*args, **kwargs)
             cls.setup_context(ctx, args, outputs)
         else:
@@ -459,6 +473,11 @@ def _save(ctx, outs) -> None:
     to_save = ctx.to_save
     if to_save is None:
         return
+    Tensor = _tensor_cls()
+    for i, t in enumerate(to_save):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError("save_for_backward can only save variables, but argument "
+                            f"{i} is of type {_type_name(t)}")
     out_nr = {id(o): nr for nr, o in enumerate(outs)}
     saved = []
     for t in to_save:

@@ -31,23 +31,48 @@ from ..autograd import forward_ad as fwAD
 from ..autograd.graph import AccumulateGrad, _next_sequence_nr
 
 
-_inside = threading.local()   # .depth: how many transforms this thread is running a function in
+_inside = threading.local()   # .stack: the transforms this thread is running a function in
 
 
 def call(func, *args, **kwargs):
-    """``func(*args, **kwargs)`` run by a transform (grad, vjp, jvp, jacrev, jacfwd, vmap): a
-    custom Function applied meanwhile must have a ``setup_context``, as torch requires."""
-    depth = getattr(_inside, "depth", 0)
-    _inside.depth = depth + 1
+    """``func(*args, **kwargs)`` run by a differentiating transform (grad, vjp, jvp, jacrev,
+    jacfwd's jvp): a custom Function applied meanwhile must have a ``setup_context``, as torch
+    requires."""
+    return _run(None, func, args, kwargs)
+
+
+def call_mapped(randomness: str, func, *args, **kwargs):
+    """``func(*args, **kwargs)`` run for one sample by vmap (or jacfwd, torch's vmap of jvp),
+    with vmap's `randomness`: a custom Function applied meanwhile needs vmap support too
+    (autograd/function.py, Note [A custom Function's vmap rule])."""
+    return _run(randomness, func, args, kwargs)
+
+
+def _run(randomness, func, args, kwargs):
+    stack = getattr(_inside, "stack", None)
+    if stack is None:
+        stack = _inside.stack = []
+    stack.append(randomness)
     try:
         return func(*args, **kwargs)
     finally:
-        _inside.depth = depth
+        stack.pop()
 
 
 def active() -> bool:
     """Whether a transform is running a function in this thread (see ``call``)."""
-    return getattr(_inside, "depth", 0) > 0
+    return bool(getattr(_inside, "stack", None))
+
+
+def mapping():
+    """``None`` outside vmap; else ``(randomness, innermost)``: the innermost vmap's
+    randomness, and whether it is the innermost transform running (no grad, vjp or jvp inside
+    it)."""
+    stack = getattr(_inside, "stack", None) or ()
+    for depth in range(len(stack) - 1, -1, -1):
+        if stack[depth] is not None:
+            return stack[depth], depth == len(stack) - 1
+    return None
 
 
 def level_start() -> int:

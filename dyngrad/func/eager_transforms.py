@@ -388,7 +388,8 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
             cols = []
             for e in _basis_rows(x):
                 tangents = tuple(e if j == k else zeros_like(y) for j, y in enumerate(flat_in))
-                res = jvp(at, tuple(flat_in), tangents, has_aux=has_aux)
+                res = _levels.call_mapped(randomness, jvp, at, tuple(flat_in), tangents,
+                                          has_aux=has_aux)   # (torch: vmap of jvp)
                 output = res[0]
                 aux = res[2] if has_aux else None
                 cols.append(tree_flatten(res[1])[0])

@@ -13,7 +13,9 @@ the argument checks and messages are too. What differs follows from the loop:
 - ``randomness='different'`` draws each sample's numbers in turn, where torch draws one batch
   for each random call; with a single random call per sample the numbers are the same;
   ``'same'`` replays the generators' state for every sample (torch draws once);
-- ``chunk_size`` changes nothing (the loop is its own chunking).
+- ``chunk_size`` changes nothing (the loop is its own chunking);
+- a custom Function's ``vmap`` staticmethod is called once per sample, on a batch of one
+  (Note [A custom Function's vmap rule] in autograd/_function_vmap.py).
 """
 from __future__ import annotations
 
@@ -156,7 +158,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
                 sample = _sample_of(flat_args, dims, i) if size else [
                     x if d is None else x.select(d, 0) if x.shape[d] else _empty_sample(x, d)
                     for x, d in zip(flat_args, dims)]
-                results.append(_levels.call(func, *tree_unflatten(sample, args_spec), **kwargs))
+                results.append(_levels.call_mapped(
+                    randomness, func, *tree_unflatten(sample, args_spec), **kwargs))
         return _stack_outputs(func, out_dims, results, size)
 
     return wrapped

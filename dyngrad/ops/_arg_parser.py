@@ -95,6 +95,13 @@ def type_name(value) -> str:
     return f"{mod}.{t.__name__}"
 
 
+
+def type_repr(value) -> str:
+    """``repr(type(value))`` as torch prints it: a dyngrad Tensor is ``torch.Tensor``."""
+    from .._tensor import Tensor
+    return "<class 'torch.Tensor'>" if isinstance(value, Tensor) else repr(type(value))
+
+
 class _Param:
     __slots__ = ("kind", "name", "printed", "optional", "allow_none", "keyword_only", "size",
                  "numbers_as_tensors", "names", "index")

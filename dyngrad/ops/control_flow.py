@@ -44,6 +44,7 @@ from ..autograd.function import Function, _save, _wrap_outputs
 from ..autograd.graph import AccumulateGrad, _next_sequence_nr, grad_accumulator, gradient_edge
 from ..autograd.saved import FREED_MESSAGE
 from ..backends.numpy_backend import xp
+from ._arg_parser import type_repr as _type_repr
 from ._registry import FUNCTIONS
 
 
@@ -94,11 +95,6 @@ def _flatten(tree):
 def _unflatten(leaves, spec):
     from ..utils._pytree import tree_unflatten
     return tree_unflatten(leaves, spec)
-
-
-def _type_repr(value) -> str:
-    """``repr(type(value))`` as torch prints it: a dyngrad Tensor is ``torch.Tensor``."""
-    return "<class 'torch.Tensor'>" if isinstance(value, _tensor_cls()) else repr(type(value))
 
 
 # -- running the functions -----------------------------------------------------------------------

@@ -14,17 +14,12 @@ import builtins
 import math
 
 from ..backends.numpy_backend import xp
+from ._arg_parser import type_repr as _type_repr
 from ._registry import FUNCTIONS
 
 # the numbers sym_max/sym_min accept, and those among them that make the result a float
 _ALL_TYPES = (xp.integer, xp.floating, int, float)
 _FLOAT_TYPES = (xp.floating, float)
-
-
-def _type_repr(value) -> str:
-    """``repr(type(value))`` as torch prints it: a dyngrad Tensor is ``torch.Tensor``."""
-    from .._tensor import Tensor
-    return "<class 'torch.Tensor'>" if isinstance(value, Tensor) else repr(type(value))
 
 
 def sym_float(a):

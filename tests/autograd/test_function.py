@@ -711,6 +711,27 @@ def test_save_for_backward_names_the_type_as_torch_does():
     assert_prints_like_torch(ex)
 
 
+def test_save_for_backward_checks_types_only_when_recording():
+    """A call that records no node may save anything (torch checks the types as it saves them
+    on the node); one that records raises."""
+    def ex(torch):
+        class SaveNumber(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                ctx.save_for_backward(x, y)
+                return y * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return None, g
+
+        print(SaveNumber.apply(0.5, torch.ones(2)))
+        with torch.no_grad():
+            print(SaveNumber.apply(0.5, torch.ones(2, requires_grad=True)))
+        SaveNumber.apply(0.5, torch.ones(2, requires_grad=True))
+    assert_prints_like_torch(ex)
+
+
 def test_saved_tensor_hooks_apply():
     def ex(torch):
         class Sq(torch.autograd.Function):
