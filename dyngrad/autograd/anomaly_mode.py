@@ -31,7 +31,6 @@ one flag test there and nothing per node.
 """
 from __future__ import annotations
 
-import functools
 import os
 import sys
 import threading
@@ -73,7 +72,8 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
 
 
 class detect_anomaly:
-    """Context manager (and decorator) that turns anomaly detection on inside the block.
+    """Context manager that turns anomaly detection on inside the block (not a decorator, as
+    in torch 2.13).
 
     Args:
         check_nan: also raise when a backward function returns NaN (default True).
@@ -97,15 +97,6 @@ class detect_anomaly:
 
     def __exit__(self, *args) -> None:
         set_anomaly_enabled(self.prev, self.prev_check_nan)
-
-    def __call__(self, func):
-        check_nan = self.check_nan
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with detect_anomaly(check_nan):
-                return func(*args, **kwargs)
-        return wrapper
 
 
 class set_detect_anomaly:
