@@ -72,7 +72,7 @@ def _x(L, requires_grad=False):
 
 def _plain_backward(L, F):
     x = _x(L, requires_grad=True)
-    y = L.func.vmap(F.apply)(x)
+    y = L.func.vmap(getattr(F, "apply", F))(x)
     return y, L.autograd.grad(y.sum(), x)
 
 
@@ -90,6 +90,10 @@ TRANSFORMS = {
     "jvp inside vmap": lambda L, F: L.func.vmap(
         lambda t: L.func.jvp(F.apply, (t,), (t,)))(_x(L)),
     "vmap inside jvp": lambda L, F: L.func.jvp(L.func.vmap(F.apply), (_x(L),), (_x(L),)),
+    "in-place on its output, vmap of grad": lambda L, F: L.func.vmap(
+        L.func.grad(lambda t: F.apply(t).mul_(2).sum()))(_x(L)),
+    "in-place on its output, backward": lambda L, F: _plain_backward(
+        L, lambda t: F.apply(t).mul_(2)),
     "grad, no vmap": lambda L, F: L.func.grad(lambda t: F.apply(t).sum())(_x(L)),
     "jacrev, no vmap": lambda L, F: L.func.jacrev(F.apply)(_x(L)[0]),
 }

@@ -74,9 +74,12 @@ def has_tensor(args) -> bool:
     return any(isinstance(a, Tensor) for a in tree_flatten(args)[0])
 
 
-def call_rule(cls, args, randomness: str):
+def call_rule(cls, args, randomness: str, as_forward: bool = False):
     """`cls`'s ``vmap`` staticmethod on one sample's `args`, as a batch of one (see the Note);
-    its outputs taken back at their out_dims, after torch's checks of what it returned."""
+    its outputs taken back at their out_dims, after torch's checks of what it returned. As
+    ``forward``'s stand-in (`as_forward`, under no_grad) an output taken back is not left a
+    view of the rule's batch, which the Function's output must not be (it would refuse in-place
+    writes)."""
     from .._tensor import Tensor
     from ..ops._arg_parser import type_repr
     from ..utils._pytree import broadcast_prefix, tree_flatten, tree_map, tree_unflatten
@@ -107,7 +110,8 @@ def call_rule(cls, args, randomness: str):
         if id(o) in callers:
             outs.append(callers[id(o)])
         elif isinstance(o, Tensor) and d is not None:
-            outs.append(o.select(d, 0))
+            o = o.select(d, 0)
+            outs.append(o.detach() if as_forward else o)
         else:
             outs.append(o)
     return tree_unflatten(outs, spec)

@@ -345,7 +345,7 @@ def _apply(cls, args, kwargs, new_style, vmap_randomness=None):
     _fw_state.active = False
     try:
         if vmap_randomness is not None:
-            outputs = _function_vmap.call_rule(cls, args, vmap_randomness)
+            outputs = _function_vmap.call_rule(cls, args, vmap_randomness, as_forward=True)
             cls.setup_context(ctx, args, outputs)
         elif new_style:
             outputs = cls.forward(*args, **kwargs)
