@@ -214,3 +214,65 @@ def test_vmap_rule_sees_a_batch_of_one():
     out = dyngrad.func.vmap(Logged.apply, in_dims=(1, None), randomness="same")(x, x[:, 0])
     assert out.shape == (3, 4)
     assert calls == [(1, "same", (0, 0), (1, 4), (1, 4))] * 3
+
+
+# -- custom ops (torch.library): register_vmap -----------------------------------------------
+_OP_NAMES = iter(range(10 ** 6))
+
+
+def _custom_square(L, rule, autograd, ns):
+    """``ns::sq``: the square, with (or without) a vmap rule adding 1 and a backward giving 3x,
+    as the Functions above."""
+    def square(x):
+        return x * x
+    square.__annotations__ = {"x": L.Tensor, "return": L.Tensor}   # (this file's are strings)
+    sq = L.library.custom_op(f"{ns}::sq", square, mutates_args=())
+
+    if autograd:
+        def setup(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return g * 3 * x
+        sq.register_autograd(backward, setup_context=setup)
+    if rule == "method":
+        @sq.register_vmap
+        def square_rule(info, in_dims, x):
+            return x * x + 1, in_dims[0]
+    elif rule == "function":
+        L.library.register_vmap(f"{ns}::sq", lambda info, in_dims, x: (x * x + 1, in_dims[0]))
+    return sq
+
+
+OP_TRANSFORMS = {
+    "vmap": lambda L, op: L.func.vmap(op)(_x(L)),
+    "vmap of vmap": lambda L, op: L.func.vmap(L.func.vmap(op))(_x(L)),
+    "grad of vmap": lambda L, op: L.func.grad(lambda t: L.func.vmap(op)(t).sum())(_x(L)),
+    "backward through vmap": lambda L, op: _plain_backward(L, op),
+    "vmap of grad": lambda L, op: L.func.vmap(L.func.grad(lambda t: op(t).sum()))(_x(L)),
+    "vmap of jacrev": lambda L, op: L.func.vmap(L.func.jacrev(op))(_x(L)),
+    "no vmap": lambda L, op: _plain_backward(L, lambda t: t) + (op(_x(L)),),
+}
+
+
+@pytest.mark.parametrize("transform", OP_TRANSFORMS)
+@pytest.mark.parametrize("autograd", [True, False], ids=["autograd", "no autograd"])
+@pytest.mark.parametrize("rule", [None, "method", "function"])
+def test_custom_op_under_vmap_matches_torch(rule, autograd, transform):
+    """A custom op's vmap rule replaces the op where vmap is the innermost transform (its ops
+    differentiated around it); without a rule the op runs sample by sample, its backward
+    included, as torch's batched fallback does; a grad inside the vmap refuses the op's
+    autograd.Function, as torch's does."""
+    ns = f"fv_op{next(_OP_NAMES)}"
+
+    def run(L):
+        return OP_TRANSFORMS[transform](L, _custom_square(L, rule, autograd, ns))
+    assert _outcome(dyngrad, run) == _outcome(torch, run)
+
+
+def test_register_vmap_refuses_kwarg_only_tensors():
+    def run(L):
+        L.library.define("fv_kw::f", "(Tensor x, *, Tensor y) -> Tensor")
+        L.library.register_vmap("fv_kw::f", lambda info, in_dims, x, y: (x, 0))
+    assert _outcome(dyngrad, run) == _outcome(torch, run)

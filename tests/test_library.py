@@ -462,3 +462,15 @@ def test_aten_ops_take_keywords(call):
     """torch.ops.aten's overloads take their arguments by name, the views' too (whose kernels
     take the geometry where torch's schema has ``self``), and ``self=`` itself."""
     like_torch(lambda L: eval(call, {"aten": L.ops.aten, "x": L.arange(24.0).reshape(2, 3, 4)}))
+
+
+def test_infer_schema_of_annotations_it_cannot_evaluate():
+    """A string annotation naming what the function's module does not have (a local type under
+    ``from __future__ import annotations``) gets torch's hint; another failure its exception."""
+    def local(x: "LocalTensor") -> "LocalTensor":
+        return x
+
+    def broken(x: "1 / 0") -> "Tensor":
+        return x
+    for fn in (local, broken):
+        _same_error(lambda lib, fn=fn: lib.library.infer_schema(fn, mutates_args=()))

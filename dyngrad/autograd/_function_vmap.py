@@ -22,6 +22,8 @@ staticmethod is called where torch calls it, and its result is used as torch use
   Transforms outside the vmap then see that node too, where torch's see the rule's ops.
 - No argument is a tensor: nothing is batched, and torch skips the rule (``forward`` runs).
 
+A custom op's ``register_vmap`` rule (library/) is used the same way.
+
 The rule is called once per sample, with each tensor argument given as a batch of one at dim 0
 (``unsqueeze(0)``: ``in_dims`` says 0 for every tensor, None for anything else) and
 ``info.batch_size`` 1; each output is taken back at its out_dim (``select(out_dim, 0)``), an
@@ -41,6 +43,12 @@ class VmapInfo(NamedTuple):
     """What a ``vmap`` staticmethod learns of the vmap calling it (torch's ``VmapInfo``)."""
     batch_size: int
     randomness: str
+
+
+def only_mapping() -> bool:
+    """Whether every transform running is a vmap (no grad, vjp or jvp among them)."""
+    from ..func import _levels
+    return _levels.only_mapping()
 
 
 def vmap_randomness(cls):
@@ -74,8 +82,9 @@ def has_tensor(args) -> bool:
     return any(isinstance(a, Tensor) for a in tree_flatten(args)[0])
 
 
-def call_rule(cls, args, randomness: str, as_forward: bool = False):
-    """`cls`'s ``vmap`` staticmethod on one sample's `args`, as a batch of one (see the Note);
+def call_rule(rule, args, randomness: str, as_forward: bool = False, kwargs=None):
+    """A vmap rule (a Function's ``vmap`` staticmethod, a custom op's ``register_vmap``) on one
+    sample's `args` (and the keyword-only `kwargs`), as a batch of one (see the Note);
     its outputs taken back at their out_dims, after torch's checks of what it returned. As
     ``forward``'s stand-in (`as_forward`, under no_grad) an output taken back is not left a
     view of the rule's batch, which the Function's output must not be (it would refuse in-place
@@ -86,7 +95,7 @@ def call_rule(cls, args, randomness: str, as_forward: bool = False):
 
     batched = tree_map(lambda a: a.unsqueeze(0) if isinstance(a, Tensor) else a, args)
     in_dims = tuple(tree_map(lambda a: 0 if isinstance(a, Tensor) else None, a) for a in args)
-    result = cls.vmap(VmapInfo(1, randomness), in_dims, *batched)
+    result = rule(VmapInfo(1, randomness), in_dims, *batched, **(kwargs or {}))
     expected = ("Expected the vmap staticmethod to have two returns, an output and out_dims "
                 "with pytree structure compatible with the output. ")
     if not isinstance(result, tuple):

@@ -246,6 +246,9 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     """
 
     generate_vmap_rule = False
+    # a custom op's Function (library/): under vmap alone it runs sample by sample, as torch's
+    # batched fallback runs the op outside the transforms, where its old-style Function is let be
+    _vmap_fallback = False
 
     def __init__(self, *args, **kwargs):
         warnings.warn(
@@ -293,13 +296,14 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         new_style = _is_setup_context_defined(cls.setup_context)
         mapped = None
         if _transform_active():
-            if not new_style:
+            if new_style:
+                mapped = _function_vmap.vmap_randomness(cls)
+            elif not (cls._vmap_fallback and _function_vmap.only_mapping()):
                 raise RuntimeError(
                     "In order to use an autograd.Function with functorch transforms (vmap, grad, "
                     "jvp, jacrev, ...), it must override the setup_context staticmethod. For "
                     "more details, please see "
                     "https://pytorch.org/docs/main/notes/extending.func.html")
-            mapped = _function_vmap.vmap_randomness(cls)
         if new_style:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
@@ -310,7 +314,7 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         if mapped is not None and _function_vmap.has_tensor(args):
             randomness, innermost = mapped   # Note [A custom Function's vmap rule]
             if innermost:
-                return _function_vmap.call_rule(cls, args, randomness)
+                return _function_vmap.call_rule(cls.vmap, args, randomness)
             return _apply(cls, args, kwargs, new_style, randomness)
         return _apply(cls, args, kwargs, new_style)
 
@@ -345,7 +349,8 @@ def _apply(cls, args, kwargs, new_style, vmap_randomness=None):
     _fw_state.active = False
     try:
         if vmap_randomness is not None:
-            outputs = _function_vmap.call_rule(cls, args, vmap_randomness, as_forward=True)
+            outputs = _function_vmap.call_rule(cls.vmap, args, vmap_randomness,
+                                               as_forward=True)
             cls.setup_context(ctx, args, outputs)
         elif new_style:
             outputs = cls.forward(*args, **kwargs)

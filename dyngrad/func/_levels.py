@@ -64,6 +64,12 @@ def active() -> bool:
     return bool(getattr(_inside, "stack", None))
 
 
+def only_mapping() -> bool:
+    """Whether the transforms running are all vmaps (custom ops fall back to a loop there)."""
+    stack = getattr(_inside, "stack", None)
+    return bool(stack) and None not in stack
+
+
 def mapping():
     """``None`` outside vmap; else ``(randomness, innermost)``: the innermost vmap's
     randomness, and whether it is the innermost transform running (no grad, vjp or jvp inside

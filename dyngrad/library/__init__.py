@@ -28,6 +28,14 @@ functions. ``torch.ops.<ns>.<name>.default`` is an ``OpOverload`` whose call is
 Ops made by ``Library.define`` get step 2 only after ``register_autograd``; until then the
 kernel runs with grad mode as it is, so the ops it calls record their own nodes (torch's
 "autograd kernel was not registered" fallback, without its warning at backward).
+
+Under vmap, an op with a ``register_vmap`` rule runs as a custom Function with a ``vmap``
+staticmethod does (Note [A custom Function's vmap rule] in autograd/_function_vmap.py): where the
+vmap is the innermost transform the rule replaces the op before step 2, its ops recorded as
+ordinary ones; otherwise it stands in for the kernel in step 4. An op without a rule runs sample
+by sample, its autograd.Function included, as torch's batched fallback runs it outside the
+transforms; a ``grad`` or ``jvp`` running inside the vmap still refuses that Function, as torch's
+does (it is written without ``setup_context``).
 """
 from __future__ import annotations
 
@@ -36,11 +44,13 @@ import inspect
 import weakref
 
 from . import _ops
+from ..autograd import _function_vmap
 from ._ops import OpOverload, OpOverloadPacket  # noqa: F401
 from ._schema import FunctionSchema, infer_schema
 
 __all__ = ["custom_op", "CustomOpDef", "Library", "define", "impl", "register_autograd",
-           "register_fake", "register_kernel", "infer_schema", "opcheck", "OpCheckError"]
+           "register_fake", "register_kernel", "register_vmap", "infer_schema", "opcheck",
+           "OpCheckError"]
 
 OPDEFS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _KEEP: dict = {}            # "ns::name" -> CustomOpDef (torch's registry keeps ops alive)
@@ -84,6 +94,7 @@ class CustomOpDef:
         self._disabled_kernel: set = set()
         self._abstract_fn = self._setup_context_fn = self._backward_fn = None
         self._autograd_kernel = None   # a Library.impl(..., "Autograd") kernel
+        self._vmap_fn = None           # register_vmap's rule
         self._fs = FunctionSchema(f"{namespace}::{name}{schema}")
         if _custom and any(a.kwarg_only and a.base_type.startswith("Tensor")
                            for a in self._fs.arguments):
@@ -142,6 +153,14 @@ class CustomOpDef:
         self._backward_fn, self._setup_context_fn = backward, setup_context
         self._has_autograd = True
 
+    def register_vmap(self, func=None, /):
+        """``func(info, in_dims, *args, **kwargs) -> (output, out_dims)``: the op under vmap
+        (Note [Custom ops], vmap). Usable as a decorator."""
+        def register(func):
+            self._vmap_fn = func
+            return func
+        return register if func is None else register(func)
+
     def _impl(self, fn, key):
         """``Library.impl``'s registration under dispatch key `key`."""
         key = key or "CompositeImplicitAutograd"
@@ -158,6 +177,10 @@ class CustomOpDef:
     def _dispatch(self, *args, **kwargs):
         from ..autograd import grad_mode
         args, kwargs = self._fs.bind(args, kwargs)
+        if self._vmap_fn is not None:   # innermost under vmap: the rule replaces the op
+            mapped = _vmap_rule_at(args)
+            if mapped is not None and mapped[1]:
+                return _function_vmap.call_rule(self._vmap_fn, args, mapped[0], kwargs=kwargs)
         if self._autograd_kernel is not None:
             return self._autograd_kernel(*args, **kwargs)
         if not self._has_autograd:
@@ -188,11 +211,25 @@ class CustomOpDef:
                 "backend. This could be because the operator doesn't exist for this backend, or "
                 "was omitted during the selective/custom build process (if using custom "
                 "build).")
+        if self._vmap_fn is not None:   # under vmap: the rule stands in for the kernel
+            mapped = _vmap_rule_at(args)
+            if mapped is not None:
+                from ..autograd import grad_mode
+                return _function_vmap.call_rule(self._vmap_fn, args, mapped[0], kwargs=kwargs,
+                                                as_forward=not grad_mode.is_grad_enabled())
         fn = self._init_fn if dt in self._disabled_kernel else self._backend_fns[dt]
         result = fn(*args, **kwargs)
         if self._custom and not self._fs._is_view_op():
             _check_aliasing(self._name, tensors, result)
         return result
+
+
+def _vmap_rule_at(args):
+    """``(randomness, innermost)`` of the vmap running when `args` hold a tensor for a rule
+    to batch (autograd/_function_vmap.py), else None."""
+    from ..func import _levels
+    mapped = _levels.mapping()
+    return mapped if mapped is not None and _function_vmap.has_tensor(args) else None
 
 
 def _check_aliasing(name, inputs, result) -> None:
@@ -311,7 +348,8 @@ def _generated_function(opdef):
 
     name = f"GeneratedBackwardFor_{op._namespace}_{op._opname}_{op._overloadname}"
     cls = type(name, (Function,), {"forward": staticmethod(forward),
-                                   "backward": staticmethod(backward)})
+                                   "backward": staticmethod(backward),
+                                   "_vmap_fallback": True})
     return cls
 
 
@@ -412,6 +450,18 @@ def register_kernel(op, device_types, func=None, /, *, lib=None):
 def register_autograd(op, backward, /, *, setup_context=None, lib=None):
     """Register `backward` (and `setup_context`) as the op's autograd formula."""
     _opdef(op).register_autograd(backward, setup_context=setup_context)
+
+
+def register_vmap(op, func=None, /, *, lib=None):
+    """Register `func` as the op's vmap rule (usable as a decorator); see
+    ``CustomOpDef.register_vmap``."""
+    opdef = _opdef(op)
+    if not opdef._custom and any(a.kwarg_only and a.base_type.startswith("Tensor")
+                                 for a in opdef._fs.arguments):
+        raise NotImplementedError(
+            "register_vmap with kwarg-only Tensor args. In the original definition of the op, "
+            f"please make your tensors not kwarg-only. Got: {opdef._fs}")
+    return opdef.register_vmap(func)
 
 
 def register_fake(op, func=None, /, *, lib=None, _stacklevel=1, allow_override=False):

@@ -58,6 +58,12 @@ def infer_schema(prototype_function, /, *, mutates_args, op_name=None, tags=()) 
         if isinstance(ann, str):
             try:
                 return eval(ann, prototype_function.__globals__)   # noqa: S307  (as torch)
+            except NameError as e:   # (a type only a local function sees: torch's hint)
+                error_fn(f"Unsupported type annotation {ann}. It is not a type. ({e}). If you "
+                         "are using 'from __future__ import annotations', note that annotations "
+                         "are evaluated lazily as strings; make sure all types referenced in "
+                         "annotations are importable at module scope, not only inside a local "
+                         "function.")
             except Exception as e:   # noqa: BLE001
                 error_fn(f"Unsupported type annotation {ann}. It is not a type. "
                          f"({type(e).__name__}: {e})")
