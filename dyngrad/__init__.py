@@ -104,6 +104,8 @@ from .jit import _fork as fork, _wait as wait  # noqa: E402,F401  (torch.fork, t
 from . import storage  # noqa: E402,F401  (torch.storage: the storage classes)
 from . import functional  # noqa: E402,F401  (torch.functional: einsum, stft, norm, ...)
 from . import library  # noqa: E402,F401  (torch.library: custom ops; torch.ops lookup in ops/)
+from . import overrides, _C  # noqa: E402,F401  (torch.overrides, torch._C: __torch_function__)
+from .overrides import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401
 from .compiler import compile  # noqa: E402,F401,A001  (torch.compile)
 from . import amp  # noqa: E402,F401  (torch.amp: autocast, GradScaler)
 from .amp import autocast, GradScaler  # noqa: E402,F401  (torch.autocast, torch.GradScaler)

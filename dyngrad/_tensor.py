@@ -26,6 +26,8 @@ from .autograd import views as _views
 from .autograd import backward as _autograd_backward
 from .autograd.saved import unpack_unboxed as _unpack_unboxed
 from .backends import numpy_backend as _npb
+from . import overrides as _overrides
+from .overrides import asks as _asks
 _ndarray = _npb.ndarray
 
 _grad_state = _gm._state
@@ -93,6 +95,7 @@ class Tensor:
         t = _new(cls)             # a subclass: the same tensor, as an instance of it
         t._data, t._requires_grad, t._grad_fn = src._data, src._requires_grad, src._grad_fn
         t.__dict__.update(src.__dict__)
+        _overrides.note_instance(t)
         return t
 
     # -- metadata ------------------------------------------------------------------------------
@@ -440,6 +443,7 @@ class Tensor:
         """True for tensors created in inference mode."""
         return getattr(self, "_is_inference", False)
 
+    @_asks
     def detach(self) -> "Tensor":
         """A new leaf sharing storage and version counter with this tensor."""
         st = self._storage_obj()
@@ -454,6 +458,7 @@ class Tensor:
         return t
 
     @property
+    @_asks
     def data(self) -> "Tensor":
         """An alias of the values with its own version counter (see Note [Version counters])."""
         st = self._storage_obj()
@@ -894,6 +899,10 @@ def _as_method(fn, name):
         return fn
     else:
         def method(self, *args, **kwargs):
+            if _overrides._live:   # (Note [__torch_function__] in overrides.py)
+                found = _overrides.asking((self,) + args, kwargs)
+                if found:
+                    return _overrides.dispatch(method, found, (self,) + args, kwargs)
             if kwargs and "out" in kwargs:   # (no method of torch's takes out=)
                 raise _arg_parser.method_out_error(name, args, kwargs)
             try:

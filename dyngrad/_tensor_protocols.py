@@ -13,8 +13,8 @@ torch's ``t.as_subclass(cls)`` is ``alias(t)`` (a view: node AliasBackward0, ``_
 the same memory and version counter) given the class ``cls`` without calling ``cls.__init__``.
 We do the same: the alias op's result changes class in place, or, for a subclass whose
 ``__slots__`` give it another memory layout, its slots and ``__dict__`` move to a new instance.
-What differs: torch's subclasses keep their class through ops (``__torch_function__``), so
-``m * 2`` is an ``M`` there and a plain Tensor here.
+A subclass keeps its class through ops by ``__torch_function__`` (Note [__torch_function__] in
+overrides.py): ``m * 2`` is an ``M``.
 
 Note [grad_dtype]
 ~~~~~~~~~~~~~~~~~
@@ -87,17 +87,19 @@ def as_subclass(self, *args, **kwargs):
         raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
                         "Tensor is not possible. Make sure your class inherits from Tensor.")
     from .ops import shape
+    from .overrides import note_instance
     out = shape.alias(self)
     if cls is Tensor:
         return out
     try:
         out.__class__ = cls
-        return out
     except TypeError:   # (a subclass with slots of its own: another memory layout)
         new = object.__new__(cls)
         new._data, new._requires_grad, new._grad_fn = out._data, out._requires_grad, out._grad_fn
         new.__dict__.update(out.__dict__)
-        return new
+        out = new
+    note_instance(out)
+    return out
 
 
 def storage_type(self):
@@ -255,10 +257,16 @@ def _set_grad_dtype(self, value) -> None:
 
 def install(tensor_cls) -> None:
     """Attach the protocols and attributes to Tensor."""
+    from .overrides import asks, tensor_torch_function
     for fn in (__contains__, __reversed__, __setstate__, __deepcopy__, __reduce_ex__,
                as_subclass, module_load, storage_type):
         fn.__qualname__ = "Tensor." + fn.__name__
+        if fn in (__deepcopy__, __reduce_ex__, __contains__, __reversed__):
+            fn = asks(fn)   # (torch's ask __torch_function__: Note [__torch_function__])
         setattr(tensor_cls, fn.__name__, fn)
+    tensor_torch_function.__name__ = "__torch_function__"
+    tensor_torch_function.__qualname__ = "Tensor.__torch_function__"
+    tensor_cls.__torch_function__ = classmethod(tensor_torch_function)
     tensor_cls.__long__ = tensor_cls.__int__
     tensor_cls.__nonzero__ = tensor_cls.__bool__
     tensor_cls.grad_dtype = property(_get_grad_dtype, _set_grad_dtype, doc=(

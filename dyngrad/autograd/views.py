@@ -181,9 +181,9 @@ def check_inplace_view(view) -> None:
     if view._view_creation:
         handle_view_on_rebase(view, indirect=False)
     base = view._base
-    if view._requires_grad and base._requires_grad and base._grad_fn is None:
+    if view._requires_grad and base._grad_fn is None:   # (torch: a leaf base, requiring grad
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
+                           "in-place operation.")   # or not: a view made to require grad)
 
 
 def rebase_view_history(view, fn) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import _tensor as _tensor_module
 from .._tensor import Tensor, _new
+from ..overrides import _disabled_torch_function_impl, note_instance
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
@@ -30,6 +31,7 @@ def _make_subclass(cls, data: Tensor, requires_grad: bool) -> Tensor:
     if requires_grad and data._is_inference and not _tensor_module._grad_state.inference:
         raise RuntimeError(_tensor_module._INFERENCE_REQUIRES_GRAD)
     t = _new(cls)
+    note_instance(t)
     t._data = data._data
     t._storage = data._storage_obj()
     t._offset = data._offset
@@ -54,6 +56,9 @@ class Parameter(Tensor):
         >>> p.requires_grad, p.is_leaf
         (True, True)
     """
+
+    # as torch's: ops on a Parameter give plain tensors (Note [__torch_function__])
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
         if data is None:
@@ -136,6 +141,9 @@ def _used_in() -> str:
     while frame is not None:
         code = frame.f_code
         path = code.co_filename.replace("\\", "/")
+        if path.endswith("/dyngrad/overrides.py"):   # (the __torch_function__ wrapper of a
+            frame = frame.f_back                      # Python function: not an entry point)
+            continue
         if "/dyngrad/" not in path or not ("/dyngrad/ops/" in path
                                            or path.endswith(_ENTRY_FILES)):
             break
@@ -166,6 +174,9 @@ def _use_error(cls: type, func: str) -> ValueError:
 
 class UninitializedTensorMixin:
     """What UninitializedParameter and UninitializedBuffer share (torch's mixin)."""
+
+    # (its guard is the _data property below, not the protocol)
+    __torch_function__ = _disabled_torch_function_impl
 
     __slots__ = ()
     cls_to_become: type = Tensor

@@ -54,6 +54,7 @@ import types
 
 from ..backends.numpy_backend import xp
 from . import _registry
+from .. import overrides as _overrides
 
 # how torch prints each type of parameter (FunctionParameter::type_name)
 _PRINTED = {"Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "int",
@@ -603,8 +604,14 @@ def explaining(fn, name: str, is_method: bool = False):
     functions (and the Tensor methods installed as plain functions) that are Python functions
     rather than OpSpecs, whose failures ``call`` never sees. The frame is named `name`, as
     ``fn``'s was (nn/parameter.py's ``_used_in`` names the entry point by its code)."""
+    # (each asks __torch_function__ as one op: Note [__torch_function__] in overrides.py; a
+    # function asks a tensor-like argument, no Tensor, once the call fails on it)
     if is_method:
         def entry(self, *args, **kwargs):
+            if _overrides._live:
+                found = _overrides.asking((self,) + args, kwargs)
+                if found:
+                    return _overrides.dispatch(entry, found, (self,) + args, kwargs)
             if kwargs and "out" in kwargs:   # (no method of torch's takes out=)
                 raise method_out_error(name, args, kwargs)
             try:
@@ -616,14 +623,26 @@ def explaining(fn, name: str, is_method: bool = False):
                 raise err from None
     else:
         def entry(*args, **kwargs):
+            if _overrides._live:
+                found = _overrides.asking(args, kwargs)
+                if found:
+                    return _overrides.dispatch(entry, found, args, kwargs)
+            depth = _overrides.enter()
             try:
                 return fn(*args, **kwargs)
             except Exception as e:
+                if getattr(e, "torch_function_asked", False):   # (no handler took it)
+                    raise
+                found = () if depth else _overrides.asking(args, kwargs)
+                if found:
+                    return _overrides.dispatch(entry, found, args, kwargs)
                 err = explain(name, args, kwargs, False, e,
                               binding=e.__traceback__.tb_next is None)
                 if err is None:
                     raise
                 raise err from None
+            finally:
+                _overrides.leave(depth)
     entry.__code__ = entry.__code__.replace(co_name=name, co_qualname=name)
     functools.update_wrapper(entry, fn)
     return entry

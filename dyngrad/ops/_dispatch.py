@@ -60,6 +60,7 @@ from ._record import _NOT_SAVED, _edge, _saved_input, saved_inputs
 from ..autograd.graph import _next_sequence_nr
 from ..autograd import saved as _saved_module
 from . import _arg_parser
+from .. import overrides as _overrides
 
 _grad_state = _gm._state
 _fw_state = _fwad._state   # Note [Forward AD in the dispatcher]
@@ -332,8 +333,12 @@ _amp_pass = object()
 # utils/flop_counter.py's hook while a FlopCounterMode is open (Note [Counting FLOPs] there):
 # called with each op's call and result
 _flop_hook = None
-# True while the profiler records, autocast's hook is installed or a flop counter counts: call
-# and _run then go through _intercepted. Off, it costs one flag test per op.
+# True while tensors with a __torch_function__ of their own are alive (Note
+# [__torch_function__] in overrides.py): _intercepted then asks it
+_torch_function = False
+# True while the profiler records, autocast's hook is installed, a flop counter counts or
+# __torch_function__ is in use: call and _run then go through _intercepted. Off, it costs one
+# flag test per op.
 _intercept = False
 # True while the fast paths step aside for the general path: while the profiler records, while
 # an inference_mode block is open in any thread, while a forward-AD level exists (Note [Open
@@ -359,9 +364,16 @@ def set_flop_hook(hook) -> None:
     _update_fast_off()
 
 
+def set_torch_function(on: bool) -> None:
+    global _torch_function
+    _torch_function = on
+    _update_fast_off()
+
+
 def _update_fast_off() -> None:
     global _fast_off, _intercept
-    _intercept = _profiling or _autocast_hook is not None or _flop_hook is not None
+    _intercept = _profiling or _autocast_hook is not None or _flop_hook is not None \
+        or _torch_function
     _fast_off = _intercept or _gm._open_inference_blocks > 0 or _fw_state.level >= 0
 
 
@@ -385,6 +397,11 @@ def call(spec, *args, **kwargs):
             return _run_view(spec, args, kwargs)
         return _run_general(spec, args, kwargs, None)
     except Exception as e:
+        if getattr(e, "torch_function_asked", False):   # (no handler took the call)
+            raise
+        found = _overrides.asking_after_failure(args, kwargs)   # a tensor-like (no Tensor)
+        if found:
+            return _overrides.dispatch(_public_function(spec, False), found, args, kwargs)
         err = _arg_parser.explain(spec.base, args, kwargs, False, e)
         if err is None:
             raise
@@ -417,7 +434,13 @@ def _intercepted(spec, args, kwargs, inplace_target=None, inplace=False):
     """``_run`` while autocast's hook is installed (it casts the inputs of the ops on its list
     and runs them again: Note [Autocast] in amp/_policy.py), the profiler records or a flop
     counter counts (it sees each out-of-place op once, after it ran: Note [Counting FLOPs] in
-    utils/flop_counter.py)."""
+    utils/flop_counter.py), and while tensors with a __torch_function__ exist: an op given one
+    asks it (Note [__torch_function__] in overrides.py)."""
+    if _torch_function and _overrides._is_torch_function_enabled():
+        overloaded = _overrides.overloaded_among(args, kwargs)
+        if overloaded:
+            return _overrides.dispatch(_public_function(spec, inplace), overloaded, args,
+                                       kwargs)
     hook = _autocast_hook
     if hook is not None and not inplace:
         result = hook(spec, args, kwargs)
@@ -431,6 +454,33 @@ def _intercepted(spec, args, kwargs, inplace_target=None, inplace=False):
     if _flop_hook is not None and not inplace:
         _flop_hook(spec, args, kwargs, out)
     return out
+
+
+def _public_function(spec, inplace):
+    """What a ``__torch_function__`` is given as ``func`` for a call of `spec`: the op of the
+    dyngrad namespace where it is this op (``dyngrad.add``), else an _OpCall running this op
+    with the same arguments (an in-place method; an op that a Python function such as ``cat``
+    or ``F.linear`` called with arguments of its own)."""
+    import dyngrad
+    if not inplace and getattr(dyngrad, spec.base, None) is spec:
+        return spec
+    return _OpCall(spec, inplace)
+
+
+class _OpCall:
+    """``func(*args, **kwargs)``: the op `spec` called again with the arguments a
+    ``__torch_function__`` was given, named as the op (its in-place method's name for an
+    in-place call)."""
+
+    def __init__(self, spec, inplace):
+        self.spec, self.inplace = spec, inplace
+        self.__name__ = self.__qualname__ = spec.base + ("_" if inplace else "")
+
+    def __call__(self, *args, **kwargs):
+        return _run(self.spec, args, kwargs, args[0] if self.inplace else None, self.inplace)
+
+    def __repr__(self) -> str:
+        return f"<op {self.__name__}>"
 
 
 def fast_inplace(spec, args, kwargs):

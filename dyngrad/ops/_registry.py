@@ -205,6 +205,10 @@ class OpSpec:
     # -- calling -------------------------------------------------------------------------------
     __call__ = _dispatch.call   # (``_run(self, args, kwargs)``, one frame less)
 
+    @property
+    def __name__(self) -> str:   # (the function's name, as torch.add.__name__)
+        return self.base
+
     def call_inplace(self, self_tensor, *args, **kwargs):
         return _run(self, (self_tensor,) + args, kwargs, self_tensor, inplace=True)
 

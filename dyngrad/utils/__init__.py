@@ -34,9 +34,13 @@ def swap_tensors(t1, t2) -> None:
     import weakref
     from .._tensor import Tensor
 
-    if weakref.getweakrefs(t1):
+    from ..overrides import is_counted_by, note_instance
+
+    def weakrefs(t):   # (but the one that counts a subclass instance: overrides.py)
+        return [r for r in weakref.getweakrefs(t) if not is_counted_by(r)]
+    if weakrefs(t1):
         raise RuntimeError("Cannot swap t1 because it has weakref associated with it")
-    if weakref.getweakrefs(t2):
+    if weakrefs(t2):
         raise RuntimeError("Cannot swap t2 because it has weakref associated with it")
     # (a Tensor's own slots hold what torch keeps in its C++ TensorImpl: they are swapped as
     # that is, and only a subclass's further slots count here, as in torch)
@@ -57,6 +61,7 @@ def swap_tensors(t1, t2) -> None:
         if node is not None:
             node.register_prehook(error_pre_hook)
 
+    counted = [bool(weakref.getweakrefs(t)) for t in (t1, t2)]   # (only ours are left)
     t1.__class__, t2.__class__ = t2.__class__, t1.__class__
     t1.__dict__, t2.__dict__ = t2.__dict__, t1.__dict__
     for slot in sorted(tensor_slots | t1_slots):
@@ -70,3 +75,6 @@ def swap_tensors(t1, t2) -> None:
             setattr(t2, slot, v1)
         elif has2:
             delattr(t2, slot)
+    for t, was_counted in zip((t1, t2), counted):
+        if not was_counted:   # (an instance of a class with a __torch_function__ now)
+            note_instance(t)

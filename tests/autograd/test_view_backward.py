@@ -386,6 +386,26 @@ def test_index_put_inplace_on_leaf_raises_like_torch():
     assert run(dyngrad) == run(torch) is not None
 
 
+@pytest.mark.parametrize("write", ["exp_", "zero_", "fill_", "copy_", "transpose_",
+                                   "setitem"])
+def test_inplace_on_a_view_made_to_require_grad_raises_like_torch(write):
+    """A view of a leaf that does not require grad, then made to (``requires_grad_``), is a
+    leaf; an in-place write on it is refused as a view of a leaf (torch asks whether the base
+    is a leaf, not whether it requires grad)."""
+    def run(lib):
+        base = lib.arange(6.0).reshape(2, 3)
+        v = base.view(2, 3).requires_grad_()
+        ops = {"exp_": lambda: v.exp_(), "zero_": lambda: v.zero_(),
+               "fill_": lambda: v.fill_(1), "copy_": lambda: v.copy_(lib.ones(2, 3)),
+               "transpose_": lambda: v.transpose_(0, 1),
+               "setitem": lambda: v.__setitem__(0, 2.0)}
+        try:
+            ops[write]()
+        except RuntimeError as e:
+            return v.is_leaf, str(e)
+    assert run(dyngrad) == run(torch) is not None
+
+
 def test_index_put_values_only_require_grad():
     def run(lib):
         x = lib.zeros(3, 4, dtype=lib.float64)

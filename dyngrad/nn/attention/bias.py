@@ -4,9 +4,9 @@
 Note [CausalBias dispatch]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~
 torch's ``CausalBias`` is a Tensor subclass whose ``__torch_function__`` reroutes
-``F.scaled_dot_product_attention(q, k, v, bias)`` to ``CausalBias._dispatch``. dyngrad has no
-``__torch_function__``; instead ops/attention.py hands an ``attn_mask`` that is a CausalBias to
-``_dispatch``. What ``_dispatch`` does on CPU is torch's: an upper-left bias (or a square one)
+``F.scaled_dot_product_attention(q, k, v, bias)`` to ``CausalBias._dispatch``. dyngrad's
+opts out of ``__torch_function__``; instead ops/attention.py hands an ``attn_mask`` that is a
+CausalBias to ``_dispatch``. What ``_dispatch`` does on CPU is torch's: an upper-left bias (or a square one)
 is ``is_causal=True``; a lower-right one has no fused CUDA kernel to go to and runs SDPA with
 the materialized boolean mask. The object itself is, as in torch, the uninitialized tensor
 that ``Tensor(variant, seq_len_q, seq_len_kv)`` makes (float32, shape
@@ -18,6 +18,7 @@ from enum import IntEnum, auto
 from warnings import warn
 
 from ..._tensor import Tensor
+from ...overrides import _disabled_torch_function_impl
 from ._utils import _validate_sdpa_input
 
 __all__ = ["causal_upper_left", "causal_lower_right", "CausalVariant", "CausalBias"]
@@ -35,6 +36,9 @@ class CausalVariant(IntEnum):
 class CausalBias(Tensor):
     """A causal (triangular) attention bias, made by :func:`causal_upper_left` or
     :func:`causal_lower_right` (Note [CausalBias dispatch])."""
+
+    # (ops/attention.py reroutes it, not the protocol: Note [CausalBias dispatch])
+    __torch_function__ = _disabled_torch_function_impl
 
     def __init__(self, variant: CausalVariant, seq_len_q: int, seq_len_kv: int) -> None:
         if not isinstance(variant, CausalVariant):
