@@ -729,7 +729,8 @@ def _unary_fast_path(spec):
     """``spec(self)`` through the op's fast path, the general path where it does not apply
     (Note [Hot path] in ops/_dispatch.py)."""
     run = _dispatch._run
-    return _dispatch.unary_fast_path(spec, lambda self: run(spec, (self,), {}), method=True)
+    return _dispatch.unary_fast_path(spec, lambda self: run(spec, (self,), {}, None, False, True),
+                                     method=True)
 
 
 _POSITION = re.compile(r"(\w+)\(\): argument '(\w+)' \(position (\d+)\)")
@@ -824,15 +825,15 @@ def _as_method(fn, name):
                 if kwargs and "out" in kwargs:   # (no method of torch's takes out=)
                     raise _arg_parser.method_out_error(name, args, kwargs)
                 try:
-                    return run(spec, (self,) + args, kwargs)
+                    return run(spec, (self,) + args, kwargs, None, False, True)
                 except Exception as e:
                     err = _method_error(e, spec, name, args, kwargs)
                     if err is None:
                         raise
                     raise err from None
         elif spec.fast and spec.n_inputs == 2:   # Tensor.mm(m), Tensor.mul(y)...
-            fast2 = _dispatch.binary_fast_path(spec, lambda a, b: run(spec, (a, b), {}),
-                                                 method=True)
+            fast2 = _dispatch.binary_fast_path(
+                spec, lambda a, b: run(spec, (a, b), {}, None, False, True), method=True)
 
             def method(self, *args, **kwargs):
                 if kwargs and "out" in kwargs:   # (no method of torch's takes out=)
@@ -840,7 +841,7 @@ def _as_method(fn, name):
                 try:
                     if len(args) == 1 and not kwargs:
                         return fast2(self, args[0])
-                    return run(spec, (self,) + args, kwargs)
+                    return run(spec, (self,) + args, kwargs, None, False, True)
                 except Exception as e:
                     err = _method_error(e, spec, name, args, kwargs)
                     if err is None:
@@ -857,7 +858,7 @@ def _as_method(fn, name):
                         out = fast_view(spec, self, args)
                         if out is not None:
                             return out
-                    return run(spec, (self,) + args, kwargs)
+                    return run(spec, (self,) + args, kwargs, None, False, True)
                 except Exception as e:
                     err = _method_error(e, spec, name, args, kwargs)
                     if err is None:
@@ -868,7 +869,7 @@ def _as_method(fn, name):
                 if kwargs and "out" in kwargs:   # (no method of torch's takes out=)
                     raise _arg_parser.method_out_error(name, args, kwargs)
                 try:
-                    return run(spec, (self,) + args, kwargs)
+                    return run(spec, (self,) + args, kwargs, None, False, True)
                 except Exception as e:
                     err = _method_error(e, spec, name, args, kwargs)
                     if err is None:
@@ -1008,6 +1009,15 @@ def _operand_ok(other) -> bool:
     # (an ndarray operand is left to NumPy, whose ufunc makes a tensor: __array_wrap__)
 
 
+def _not_implemented_if_refused(e: TypeError):
+    """An operator whose operands' ``__torch_function__`` all refused gives NotImplemented, so
+    that Python tries the reflected one and then raises its own TypeError, as torch's
+    operators do (Note [__torch_function__] in overrides.py); any other error is raised."""
+    if getattr(e, "torch_function_asked", False):
+        return NotImplemented
+    raise e
+
+
 def _operator(op_name: str, kind: str):
     """One Python operator; a registry primitive gets the dispatcher's fast path directly.
 
@@ -1034,16 +1044,22 @@ def _operator(op_name: str, kind: str):
             def dunder(self, other):
                 if not _operand_ok(other):
                     return NotImplemented
-                return run(spec, (other, self), {})
+                try:
+                    return run(spec, (other, self), {})
+                except TypeError as e:
+                    return _not_implemented_if_refused(e)
             return dunder
 
         def general(self, other):
             if not _operand_ok(other):
                 if op_name == "eq" and type(other) is _npb.xp.ndarray:
                     # (torch's == alone takes an ndarray as a tensor, even from the left)
-                    return run(spec, (self, _ops.from_numpy(other)), {})
+                    return run(spec, (self, _ops.from_numpy(other)), {}, None, False, True)
                 return NotImplemented
-            return run(spec, (self, other), {})
+            try:
+                return run(spec, (self, other), {}, None, False, True)
+            except TypeError as e:
+                return _not_implemented_if_refused(e)
         return _dispatch.binary_fast_path(spec, general, method=True)
     if kind == "unary":
         return lambda self: getattr(_ops, op_name)(self)

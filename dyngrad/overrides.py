@@ -7,7 +7,9 @@ An op called with an argument whose type defines ``__torch_function__`` (a Tenso
 tensor-like object) does not run: each such type's ``__torch_function__(func, types, args,
 kwargs)`` is asked in turn (a subclass before its base class), and the first answer other than
 ``NotImplemented`` is the op's result. ``func`` is the public function that was called
-(``dyngrad.add``, or the method ``Tensor.add_`` for an in-place op), ``types`` the types asked.
+(``dyngrad.add``; the method ``Tensor.mul`` for ``x.mul(y)`` and ``x * y``), ``types`` the
+types asked. When they all refuse, torch's TypeError ("Multiple dispatch failed"); an
+operator returns NotImplemented instead, so Python raises its own.
 
 ``Tensor.__torch_function__``, the one a subclass inherits, runs ``func`` inside
 ``DisableTorchFunctionSubclass()`` (so that the op itself, and every op it calls, runs as for
@@ -33,14 +35,12 @@ An argument that is no Tensor but has a ``__torch_function__`` (a tensor-like, a
 "Extending torch" example) is asked once the call fails on it, by the outermost public function
 (``enter``/``leave`` count the depth), or by the registry op called directly.
 
-What differs from torch: a registry op called as a method is given as ``func`` by its
-function (``dyngrad.mul`` for ``x.mul(y)``, where torch gives ``Tensor.mul``). A function
-written in Python that is published without such a frame (``F.linear``, ``F.softmax``,
-``F.cross_entropy``, ``x @ y``, ``x[0]``, ``einsum``) asks with the ops it calls (``mm``,
-``_softmax``, ``select``...), where torch asks with the function itself; a subclass's result
-is the same. Attribute reads (``x.grad``, ``x.shape``), and
-methods that return the tensor itself without an op (``contiguous`` or ``float`` of a tensor
-that already is), do not ask. Gradients come back as plain tensors, as torch's ``.grad`` does;
+What differs from torch: a function written in Python that is published without such a
+frame (``F.linear``, ``F.softmax``, ``F.cross_entropy``, ``x @ y``, ``x[0]``, ``einsum``) asks
+with the ops it calls (``mm``, ``_softmax``, ``select``...), where torch asks with the function
+itself; a subclass's result is the same. Attribute reads (``x.grad``, ``x.shape``), and methods
+that return the tensor itself without an op (``contiguous`` or ``float`` of a tensor that
+already is), do not ask. Gradients come back as plain tensors, as torch's ``.grad`` does;
 torch's ``autograd.grad(..., create_graph=True)`` of a subclass gives the subclass.
 """
 from __future__ import annotations

@@ -177,6 +177,8 @@ def _two_subclasses(L):
 MIXED = {
     "subclass of a subclass wins": lambda L, m, n, m2: (m + m2, m2 + m),
     "unrelated subclasses": lambda L, m, n, m2: L.add(m, n),
+    "unrelated subclasses, method": lambda L, m, n, m2: m.mul(n),
+    "unrelated subclasses, operator": lambda L, m, n, m2: m * n,
     "has_torch_function": lambda L, m, n, m2: (
         L.overrides.has_torch_function((m,)), L.overrides.has_torch_function((L.ones(1),)),
         L.overrides.has_torch_function_unary(L.nn.Parameter(L.ones(1))),
@@ -228,3 +230,18 @@ def test_fast_paths_return_once_no_such_instance_is_alive():
     del m
     gc.collect()
     assert not _dispatch._intercept and type(parameter * 2) is dyngrad.Tensor
+
+
+def test_func_is_the_function_or_the_method_called():
+    """``func`` is the Tensor method for a method, an operator or an in-place call, and the
+    function for a function call, as torch hands them."""
+    def run(L, show):
+        class Which(L.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                show((func is L.Tensor.mul, func is L.mul, func is L.Tensor.add_,
+                      func is L.Tensor.neg))
+                return super().__torch_function__(func, types, args, kwargs)
+        w = L.ones(2).as_subclass(Which)
+        return w * 2, w.mul(2), L.mul(w, 2), 2 * w, w.add_(1), -w
+    assert _outcome(dyngrad, run) == _outcome(torch, run)

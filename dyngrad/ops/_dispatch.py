@@ -408,10 +408,11 @@ def call(spec, *args, **kwargs):
         raise err from None
 
 
-def _run(spec, args, kwargs, inplace_target=None, inplace=False):
-    """Dispatch one call of `spec`. See Note [Hot path]."""
+def _run(spec, args, kwargs, inplace_target=None, inplace=False, method=False):
+    """Dispatch one call of `spec` (called as a Tensor method: `method`, which only
+    ``__torch_function__`` is told). See Note [Hot path]."""
     if _intercept:
-        return _intercepted(spec, args, kwargs, inplace_target, inplace)
+        return _intercepted(spec, args, kwargs, inplace_target, inplace, method)
     if spec.fast and not kwargs and not inplace:
         if len(args) == spec.n_inputs:
             t = spec.fast_path(*args)
@@ -430,7 +431,7 @@ def _run(spec, args, kwargs, inplace_target=None, inplace=False):
     return _run_general(spec, args, kwargs, inplace_target, inplace)
 
 
-def _intercepted(spec, args, kwargs, inplace_target=None, inplace=False):
+def _intercepted(spec, args, kwargs, inplace_target=None, inplace=False, method=False):
     """``_run`` while autocast's hook is installed (it casts the inputs of the ops on its list
     and runs them again: Note [Autocast] in amp/_policy.py), the profiler records or a flop
     counter counts (it sees each out-of-place op once, after it ran: Note [Counting FLOPs] in
@@ -439,8 +440,8 @@ def _intercepted(spec, args, kwargs, inplace_target=None, inplace=False):
     if _torch_function and _overrides._is_torch_function_enabled():
         overloaded = _overrides.overloaded_among(args, kwargs)
         if overloaded:
-            return _overrides.dispatch(_public_function(spec, inplace), overloaded, args,
-                                       kwargs)
+            return _overrides.dispatch(_public_function(spec, inplace, method), overloaded,
+                                       args, kwargs)
     hook = _autocast_hook
     if hook is not None and not inplace:
         result = hook(spec, args, kwargs)
@@ -456,13 +457,18 @@ def _intercepted(spec, args, kwargs, inplace_target=None, inplace=False):
     return out
 
 
-def _public_function(spec, inplace):
-    """What a ``__torch_function__`` is given as ``func`` for a call of `spec`: the op of the
-    dyngrad namespace where it is this op (``dyngrad.add``), else an _OpCall running this op
-    with the same arguments (an in-place method; an op that a Python function such as ``cat``
-    or ``F.linear`` called with arguments of its own)."""
+def _public_function(spec, inplace, method=False):
+    """What a ``__torch_function__`` is given as ``func`` for a call of `spec`: the Tensor
+    method for a method call, an operator or an in-place call (``Tensor.mul``, ``Tensor.add_``,
+    as torch's), the op of the dyngrad namespace for a function call (``dyngrad.add``); else
+    an _OpCall running this op with the same arguments (an op that a Python function such as
+    ``cat`` or ``F.linear`` called with arguments of its own)."""
     import dyngrad
-    if not inplace and getattr(dyngrad, spec.base, None) is spec:
+    if inplace or method:
+        found = getattr(_Tensor, spec.base + ("_" if inplace else ""), None)
+        if found is not None:
+            return found
+    elif getattr(dyngrad, spec.base, None) is spec:
         return spec
     return _OpCall(spec, inplace)
 
