@@ -594,6 +594,22 @@ def test_swap_tensors_errors(case):
     same_outcome(SWAP_ERRORS[case])
 
 
+def test_swap_tensors_of_a_view():
+    """An alias (``as_subclass``) or a view swaps with a plain tensor, as in torch: dyngrad's own
+    weak references (its base's registry of views) do not count, and the base's later
+    requires_grad reaches the tensor that is now the view."""
+    def fn(L):
+        class M(L.Tensor):
+            pass
+        base = L.ones(2)
+        a, b = base.view(2).as_subclass(M), L.zeros(2)
+        L.utils.swap_tensors(a, b)
+        base.requires_grad_()
+        return (type(a).__name__, type(b).__name__, a.tolist(), b.tolist(), a.requires_grad,
+                b.requires_grad, b._base is base, a._base is None)
+    assert fn(dyngrad) == fn(torch)
+
+
 def test_swap_tensors_different_slots():
     for L in (torch, dyngrad):
         class S(L.Tensor):

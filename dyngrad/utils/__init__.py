@@ -34,10 +34,15 @@ def swap_tensors(t1, t2) -> None:
     import weakref
     from .._tensor import Tensor
 
+    from ..autograd.views import register_view
     from ..overrides import is_counted_by, note_instance
 
-    def weakrefs(t):   # (but the one that counts a subclass instance: overrides.py)
-        return [r for r in weakref.getweakrefs(t) if not is_counted_by(r)]
+    def weakrefs(t):   # (but dyngrad's own: its base's registry of views, and the one that
+        # counts a subclass instance in overrides.py; torch's tensor would have neither)
+        registry = getattr(t, "_base", None).__dict__.get("_views", ()) \
+            if getattr(t, "_base", None) is not None else ()
+        return [r for r in weakref.getweakrefs(t)
+                if not is_counted_by(r) and not any(r is v for v in registry)]
     if weakrefs(t1):
         raise RuntimeError("Cannot swap t1 because it has weakref associated with it")
     if weakrefs(t2):
@@ -61,7 +66,7 @@ def swap_tensors(t1, t2) -> None:
         if node is not None:
             node.register_prehook(error_pre_hook)
 
-    counted = [bool(weakref.getweakrefs(t)) for t in (t1, t2)]   # (only ours are left)
+    counted = [any(is_counted_by(r) for r in weakref.getweakrefs(t)) for t in (t1, t2)]
     t1.__class__, t2.__class__ = t2.__class__, t1.__class__
     t1.__dict__, t2.__dict__ = t2.__dict__, t1.__dict__
     for slot in sorted(tensor_slots | t1_slots):
@@ -78,3 +83,5 @@ def swap_tensors(t1, t2) -> None:
     for t, was_counted in zip((t1, t2), counted):
         if not was_counted:   # (an instance of a class with a __torch_function__ now)
             note_instance(t)
+        if t._base is not None:   # (a view now: its base's registry finds it)
+            register_view(t._base, t)
