@@ -69,7 +69,7 @@ def register_view(base, view) -> None:
 def live_views(base):
     for ref in base.__dict__.get("_views", ()):
         v = ref()
-        if v is not None and v._base is base:   # (swap_tensors may have made it another)
+        if v is not None:
             yield v
 
 

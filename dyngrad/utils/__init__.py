@@ -67,6 +67,7 @@ def swap_tensors(t1, t2) -> None:
             node.register_prehook(error_pre_hook)
 
     counted = [any(is_counted_by(r) for r in weakref.getweakrefs(t)) for t in (t1, t2)]
+    bases = [t._base for t in (t1, t2)]
     t1.__class__, t2.__class__ = t2.__class__, t1.__class__
     t1.__dict__, t2.__dict__ = t2.__dict__, t1.__dict__
     for slot in sorted(tensor_slots | t1_slots):
@@ -80,8 +81,12 @@ def swap_tensors(t1, t2) -> None:
             setattr(t2, slot, v1)
         elif has2:
             delattr(t2, slot)
-    for t, was_counted in zip((t1, t2), counted):
+    for t, was_counted, old_base in zip((t1, t2), counted, bases):
         if not was_counted:   # (an instance of a class with a __torch_function__ now)
             note_instance(t)
-        if t._base is not None:   # (a view now: its base's registry finds it)
-            register_view(t._base, t)
+        if old_base is not None and t._base is not old_base:   # (no longer its view)
+            registry = old_base.__dict__.get("_views")
+            if registry:
+                registry[:] = [r for r in registry if r() is not t]
+        if t._base is not None and t._base is not old_base:   # (a view now: its base's
+            register_view(t._base, t)                          # registry finds it)
