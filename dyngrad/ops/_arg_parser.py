@@ -96,7 +96,6 @@ def type_name(value) -> str:
     return f"{mod}.{t.__name__}"
 
 
-
 def type_repr(value) -> str:
     """``repr(type(value))`` as torch prints it: a dyngrad Tensor is ``torch.Tensor``."""
     from .._tensor import Tensor
