@@ -15,7 +15,7 @@ from ._device import device  # noqa: F401
 from ._promotion import promote_types, result_type, can_cast  # noqa: F401
 from ._tensor import (  # noqa: F401
     Tensor, contiguous_format, channels_last, channels_last_3d, preserve_format, memory_format,
-    layout, strided,
+    layout, strided, sparse_coo,
 )
 legacy_contiguous_format = contiguous_format   # (torch's old name for it, the same object)
 from ._utils import Size, broadcast_shapes  # noqa: F401
@@ -37,7 +37,7 @@ from . import mps, xpu  # noqa: F401,E402  (device modules of backends this buil
 from . import accelerator  # noqa: F401,E402  (torch.accelerator: none here)
 from ._streams import Stream, Event  # noqa: F401,E402  (torch.Stream, torch.Event)
 from . import cpu  # noqa: F401,E402  (torch.cpu, for get_device_module)
-from . import fft, func, linalg, nn, signal, special  # noqa: F401,E402  (namespaces filled from the op registry)
+from . import fft, func, linalg, nn, signal, sparse, special  # noqa: F401,E402  (namespaces filled from the op registry)
 from . import masked  # noqa: F401,E402  (torch.masked: its functional reductions)
 from .func import vmap  # noqa: F401,E402  (torch.vmap is torch.func.vmap)
 from ._settings import *  # noqa: F401,F403,E402  (threads, determinism, default device...)

@@ -28,8 +28,9 @@ class memory_format:
 
 
 class layout:
-    """``torch.layout``: how a tensor stores its elements. dyngrad's tensors are all
-    ``strided``, its one instance; torch makes no others, and pickles it by name."""
+    """``torch.layout``: how a tensor stores its elements: ``strided`` (an array over a
+    storage), or ``sparse_coo`` (addresses and values: Note [Sparse COO tensors] in
+    backends/sparse_coo.py); torch makes no others here, and pickles them by name."""
 
     __slots__ = ("name",)
     __module__ = "dyngrad"
@@ -55,3 +56,4 @@ channels_last = _named(memory_format, "channels_last")
 channels_last_3d = _named(memory_format, "channels_last_3d")
 preserve_format = _named(memory_format, "preserve_format")
 strided = _named(layout, "strided")
+sparse_coo = _named(layout, "sparse_coo")

@@ -17,7 +17,7 @@ from . import _dtypes as D
 from ._device import CPU
 from ._formats import (  # noqa: F401  (torch.memory_format and torch.layout)
     memory_format, layout, contiguous_format, channels_last, channels_last_3d, preserve_format,
-    strided,
+    strided, sparse_coo,
 )
 from ._storage import Storage
 from ._utils import Size, canonical_dim, contiguous_strides
@@ -26,6 +26,7 @@ from .autograd import views as _views
 from .autograd import backward as _autograd_backward
 from .autograd.saved import unpack_unboxed as _unpack_unboxed
 from .backends import numpy_backend as _npb
+from .backends.sparse_coo import COO as _COO
 from . import overrides as _overrides
 from .overrides import asks as _asks
 _ndarray = _npb.ndarray
@@ -150,7 +151,11 @@ class Tensor:
 
     @property
     def layout(self):
-        return strided
+        return sparse_coo if type(self._data) is _COO else strided
+
+    @property
+    def is_sparse(self) -> bool:
+        return type(self._data) is _COO
 
     def element_size(self) -> int:
         return self._data.itemsize
@@ -197,9 +202,13 @@ class Tensor:
         return st
 
     def untyped_storage(self) -> Storage:
+        if type(self._data) is _COO:
+            raise NotImplementedError("Cannot access storage of SparseTensorImpl")
         return self._storage_obj()
 
     def data_ptr(self) -> int:
+        if type(self._data) is _COO:
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         return _npb.data_ptr(self._data)
 
     # a node keeps an input nothing has written yet as it is: Note [Saved inputs without a box]
@@ -501,6 +510,9 @@ class Tensor:
                                "tensor.detach().numpy() instead.")
         if self._data.dtype.kind == "V":   # NumPy has no bfloat16 (ml_dtypes' is not torch's)
             raise TypeError("Got unsupported ScalarType BFloat16")
+        if type(self._data) is _COO:
+            raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() "
+                            "first.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -513,9 +525,13 @@ class Tensor:
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                "to Scalar")
+        if type(self._data) is _COO:
+            return self.to_dense().item()
         return self._data.reshape(-1)[0].item()
 
     def tolist(self):
+        if type(self._data) is _COO:
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         return self._data.tolist()
 
     def __float__(self) -> float:
@@ -909,7 +925,8 @@ def _as_method(fn, name):
             try:
                 return fn(self, *args, **kwargs)
             except Exception as e:
-                err = _arg_parser.explain(name, args, kwargs, True, e)
+                err = _arg_parser.sparse_failure(name, (self,) + args, kwargs, e) or \
+                    _arg_parser.explain(name, args, kwargs, True, e)
                 if err is not None:
                     raise err from None
                 if isinstance(e, TypeError) and e.__traceback__.tb_next is None:

@@ -1,9 +1,7 @@
-"""Tensor methods torch keeps for other layouts (sparse, quantized, zero tensors) or for old
-code, as they behave on dyngrad's one layout, a strided tensor: ``const_data_ptr``,
-``to_dense``, ``dense_dim``/``sparse_dim``, ``volatile``, ``reinforce``, ``_is_zerotensor``,
-``_is_all_true``/``_is_any_true``, ``_make_subclass``, ``_fix_weakref``, and the sparse-only
-accessors (``values``, ``indices``, ``coalesce``, ``is_coalesced``), which refuse a strided
-tensor with torch's words.
+"""Tensor methods torch keeps for other layouts (quantized, zero tensors) or for old code, as
+they behave on a strided tensor: ``const_data_ptr``, ``volatile``, ``reinforce``,
+``_is_zerotensor``, ``_is_all_true``/``_is_any_true``, ``_make_subclass``, ``_fix_weakref``.
+(The sparse accessors are in ops/sparse.py.)
 
 _tensor.py calls ``install`` once the ops exist.
 """
@@ -38,20 +36,6 @@ loss.backward()
 def const_data_ptr(self) -> int:
     """``data_ptr()``, for callers that promise not to write through it."""
     return self.data_ptr()
-
-
-def to_dense(self, dtype=None, *, masked_grad=None):
-    """A strided tensor is dense already: itself, or converted to ``dtype``."""
-    return self if dtype is None else self.to(dtype)
-
-
-def dense_dim(self) -> int:
-    """Every dim of a strided tensor is dense."""
-    return self.dim()
-
-
-def sparse_dim(self) -> int:
-    return 0
 
 
 def _get_volatile(self) -> bool:
@@ -98,21 +82,11 @@ def _fix_weakref(self) -> None:
     """Nothing to fix: a dyngrad tensor is its own Python object throughout."""
 
 
-def _sparse_only(name, layout):
-    def method(self, *args, **kwargs):
-        raise RuntimeError(f"{name} expected sparse {layout}tensor layout but got Strided")
-    method.__name__ = name
-    method.__doc__ = f"``{name}`` of a sparse tensor; a strided one has none (torch's error)."
-    return method
-
-
 def install(tensor_cls) -> None:
     """Attach the methods to Tensor."""
-    methods = [const_data_ptr, to_dense, dense_dim, sparse_dim, reinforce, _is_zerotensor,
+    methods = [const_data_ptr, reinforce, _is_zerotensor,
                _fix_weakref, _bool_reduction("_is_all_true", 2144, all),
-               _bool_reduction("_is_any_true", 2148, any), _sparse_only("values", ""),
-               _sparse_only("indices", "coordinate "), _sparse_only("coalesce", "coordinate "),
-               _sparse_only("is_coalesced", "coordinate ")]
+               _bool_reduction("_is_any_true", 2148, any)]
     for fn in methods:
         fn.__qualname__ = "Tensor." + fn.__name__
         setattr(tensor_cls, fn.__name__, fn)

@@ -534,7 +534,7 @@ for _fn in (new, resize_as_, resize, resize_as, storage, _typed_storage, is_shar
 
 FUNCTIONS["conj_physical_"] = _conj_physical_function
 
-_FALSE_FLAGS = ("is_meta", "is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_xpu",
+_FALSE_FLAGS = ("is_meta", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_xpu",
                 "is_nested", "is_mps", "is_vulkan", "is_xla", "is_ipu", "is_maia", "is_mtia")
 
 

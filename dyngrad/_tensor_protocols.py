@@ -134,6 +134,12 @@ def __deepcopy__(self, memo):
     copied = memo.get(id(self))
     if copied is not None:
         return copied
+    if self.is_sparse:   # (no storage: its addresses and values, copied)
+        from .ops.sparse import rebuild_sparse
+        data = self._data
+        new = memo[id(self)] = rebuild_sparse(data.indices.copy(), data.values.copy(),
+                                              data.shape, data.coalesced, self._requires_grad)
+        return new
     from .autograd.grad_mode import no_grad
     with no_grad():
         storage = _deepcopy_storage(self._storage_obj(), memo)
@@ -173,6 +179,11 @@ def __reduce_ex__(self, protocol):
     if self._backward_hooks:
         from .utils.hooks import warn_if_has_hooks
         warn_if_has_hooks(self)
+    if self.is_sparse:   # (torch's _rebuild_sparse_tensor: addresses, values, size, flag)
+        from .ops.sparse import rebuild_sparse
+        data = self._data
+        return (rebuild_sparse, (data.indices.copy(), data.values.copy(), data.shape,
+                                 data.coalesced))   # (not requires_grad: as torch's pickle)
     user = {k: v for k, v in self.__dict__.items() if not _is_internal(k)}
     return (_rebuild_from_storage,
             (type(self), _StorageRef(self._storage_obj()), self.dtype, self.storage_offset(),

@@ -244,6 +244,18 @@ def _tensor_str(arr, indent: int) -> str:
     return _tensor_str_with_formatter(arr, indent, summarize, formatter(arr))
 
 
+def _sparse_str(coo, indent: int) -> str:
+    """A sparse tensor's ``indices=tensor(...),`` and ``values=tensor(...)`` lines."""
+    parts = []
+    for name, arr in (("indices", coo.indices), ("values", coo.values)):
+        prefix = name + "=tensor("
+        text = _tensor_str(arr, indent + len(prefix))
+        if arr.size == 0:
+            text += ", size=" + str(tuple(arr.shape))
+        parts.append(prefix + text + ")")
+    return (",\n" + " " * indent).join(parts)
+
+
 def _add_suffixes(tensor_str: str, suffixes, indent: int, force_newline: bool) -> str:
     parts = [tensor_str]
     # torch's count (one more than the last line's length when there is a newline, two more
@@ -296,7 +308,15 @@ def _str(self, *, tensor_contents=None) -> str:
     dtype = self.dtype
     default = D.get_default_dtype()
     has_default_dtype = dtype in (default, D._defaults.complex, D.int64, D.bool_)
-    if arr.size == 0:
+    sparse = self.is_sparse
+    if sparse:   # its addresses and values, then its size, nnz, dtype and layout
+        suffixes.append("size=" + str(tuple(arr.shape)))
+        suffixes.append(f"nnz={arr.nnz}")
+        if not has_default_dtype:
+            suffixes.append("dtype=" + str(dtype))
+        tensor_str = _sparse_str(arr, indent)
+        suffixes.append("layout=" + str(self.layout))
+    elif arr.size == 0:
         if arr.ndim != 1:  # like NumPy, show the shape unless it is (0,)
             suffixes.append("size=" + str(tuple(arr.shape)))
         # no values to tell an int64 tensor from a float one: only the default dtype is implied
@@ -321,7 +341,7 @@ def _str(self, *, tensor_contents=None) -> str:
         # (formatted, not repr'd, as torch's f-string: a 0-dim tangent prints as its number)
         suffixes.append(f"tangent={self._fw_grad}")
 
-    text = _add_suffixes(prefix + tensor_str, suffixes, indent, force_newline=False)
+    text = _add_suffixes(prefix + tensor_str, suffixes, indent, force_newline=sparse)
     if parameter is not None and isinstance(self, parameter) and not is_plain_tensor:
         text = f"Parameter({text})"
     return text

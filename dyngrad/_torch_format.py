@@ -75,6 +75,8 @@ _V3 = _Global("torch._utils", "_rebuild_tensor_v3")
 _PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 _FROM_TYPE = _Global("torch._tensor", "_rebuild_from_type_v2")
 _UNTYPED = _Global("torch.storage", "UntypedStorage")
+_SPARSE = _Global("torch._utils", "_rebuild_sparse_tensor")
+_GET_LAYOUT = _Global("torch.serialization", "_get_layout")
 _DTYPE_GLOBALS = {name: _Global("torch", name) for name in D._BY_NAME}
 _STORAGE_GLOBALS = {dt: _Global("torch", cls) for dt, cls in _STORAGE_CLASS.items()}
 
@@ -137,6 +139,12 @@ class _Reduced:
 
 
 def _tensor_reduction(pickler, t):
+    if t.is_sparse:   # its indices and values, as tensors of their own (torch's format)
+        from ._tensor import _wrap
+        data = t._data
+        return _SPARSE, (_Reduced((_GET_LAYOUT, ("torch.sparse_coo",))),
+                         (_wrap(data.indices), _wrap(data.values), Size(data.shape),
+                          data.coalesced))
     storage = t._storage_obj()
     if storage.device != _device("cpu"):
         raise RuntimeError("dyngrad.save: only CPU storages can be saved")
@@ -283,8 +291,30 @@ def _set_state(t, state):
     return t
 
 
+def _get_layout(name):
+    from ._formats import sparse_coo, strided
+    layouts = {"torch.sparse_coo": sparse_coo, "torch.strided": strided}
+    if name not in layouts:
+        raise pickle.UnpicklingError(f"dyngrad.load: no layout {name!r} here")
+    return layouts[name]
+
+
+def _rebuild_sparse_tensor(layout, data):
+    """A sparse COO tensor from its saved indices, values, size (and coalesced flag)."""
+    from ._formats import sparse_coo
+    from .ops.sparse import sparse_coo_tensor
+    if layout is not sparse_coo:
+        raise pickle.UnpicklingError(f"dyngrad.load: rebuilding sparse tensor for layout "
+                                     f"{layout}")
+    indices, values, size = data[:3]
+    is_coalesced = data[3] if len(data) > 3 else None
+    return sparse_coo_tensor(indices, values, size, is_coalesced=is_coalesced)
+
+
 TORCH_GLOBALS = {
     ("torch._utils", "_rebuild_tensor_v2"): _rebuild_v2,
+    ("torch._utils", "_rebuild_sparse_tensor"): _rebuild_sparse_tensor,
+    ("torch.serialization", "_get_layout"): _get_layout,
     ("torch._utils", "_rebuild_tensor_v3"): _rebuild_v3,
     ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
     ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,

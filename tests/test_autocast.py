@@ -12,7 +12,6 @@ import dyngrad
 from dyngrad.amp import _policy
 from compare import call, like_torch, node_chain, same
 from opinfo import OP_DB
-from opinfo.core import resolve
 
 # float16 always; bfloat16 once dyngrad has it (torch's CPU default)
 LOW = ["float16"] + (["bfloat16"] if hasattr(dyngrad, "bfloat16") else [])
@@ -268,7 +267,7 @@ def _describe(out, lib):
 
 
 def _run_sample(op, sample, lib, inputs, low):
-    fn = resolve(lib, op.name)
+    fn = op.op(lib)
     args, kwargs = sample.to(lib)
     if inputs == "f16":
         args, kwargs = _half(args, lib, low), _half(kwargs, lib, low)

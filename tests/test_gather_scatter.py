@@ -335,13 +335,19 @@ def test_nonzero_has_no_gradient():
     assert not dyngrad.where(x > 0)[0].requires_grad
 
 
-def test_gather_sparse_grad_gives_a_dense_gradient():
-    """Differences from torch: no sparse tensors, so sparse_grad=True changes nothing."""
-    x = _leaf(dyngrad, 2, 3)
-    y = dyngrad.gather(x, 1, _idx(dyngrad, [[0, 0], [2, 1]]), sparse_grad=True)
-    assert y.grad_fn._saved_sparse_grad is True
-    (g,) = dyngrad.autograd.grad(y.sum(), x)
-    assert _np(g).tolist() == [[2.0, 0.0, 0.0], [0.0, 1.0, 1.0]]
+def test_gather_sparse_grad_gives_a_sparse_gradient_like_torch():
+    """sparse_grad=True: the gradient is a sparse COO tensor, each element of the incoming
+    gradient at the address it was gathered from, in torch's order."""
+    got = {}
+    for lib in LIBS:
+        x = _leaf(lib, 2, 3)
+        y = lib.gather(x, 1, _idx(lib, [[0, 0], [2, 1]]), sparse_grad=True)
+        assert y.grad_fn._saved_sparse_grad is True
+        (g,) = lib.autograd.grad((y * _ints(lib, 2, 2, dtype="float64", seed=1)).sum(), x)
+        got[lib.__name__] = (str(g.layout), _np(g._indices()).tolist(),
+                             _np(g._values()).tolist(), g.is_coalesced(),
+                             _np(g.to_dense()).tolist())
+    assert got["dyngrad"] == got["torch"]
 
 
 def test_public_cat_and_stack_are_the_registered_primitives():

@@ -61,6 +61,12 @@ def _first_sample(op):
         return None
 
 
+def _strided(sample) -> bool:
+    """Whether the sample's tensors are all strided (a sparse CSR input cannot cross over)."""
+    values = [sample.input, *sample.args, *sample.kwargs.values()]
+    return all(v.layout == torch.strided for v in values if isinstance(v, torch.Tensor))
+
+
 @functools.lru_cache(maxsize=None)
 def _ops_and_samples():
     """(op, its first float64 sample) for the first variant of each op that dyngrad has
@@ -71,7 +77,7 @@ def _ops_and_samples():
             continue
         seen.add(op.name)
         sample = _first_sample(op)
-        if sample is not None and _dyngrad_callable(op) is not None:
+        if sample is not None and _dyngrad_callable(op) is not None and _strided(sample):
             out.append((op, sample))
     return out
 

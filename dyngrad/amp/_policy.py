@@ -78,6 +78,10 @@ FP32 = (
 
 POLICY = {**{n: "lower" for n in LOWER}, **{n: "fp32" for n in FP32},
           **{n: "promote" for n in PROMOTE}}
+# ops torch writes with one of those inside its kernel, below autograd, so that autocast
+# casts their inputs as that op's (torch.sparse.mm and addmm are an addmm): dyngrad's op,
+# the op whose policy it takes
+_INSIDE = {"_sparse_addmm": "addmm"}
 
 # torch's aten name -> the public names dyngrad gives the composite that plays its part
 _PUBLIC = {"cross_entropy_loss": ("nn.functional.cross_entropy",), "_lu_with_info": ("lu",),
@@ -166,7 +170,7 @@ PASS = _dispatch._amp_pass   # what ``dispatch`` returns for an op it leaves alo
 def dispatch(spec, args, kwargs):
     """The dispatcher's hook while CPU autocast is on in some thread (Note [Autocast]): the
     op's result when its policy applies, else PASS."""
-    policy = POLICY.get(spec.base)
+    policy = POLICY.get(spec.base) or POLICY.get(_INSIDE.get(spec.base))
     if policy is None or not state.cpu or state.excluded or (kwargs and "out" in kwargs):
         return PASS
     return run_cast(policy, spec, args, kwargs)

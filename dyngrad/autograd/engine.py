@@ -29,6 +29,8 @@ import threading
 from . import grad_mode as _gm
 from .forward_ad import _state as _fwad_state
 from ..backends import numpy_backend as npb
+from ..backends import sparse_coo as _sparse_coo
+from ..backends.sparse_coo import COO as _COO
 from . import graph as _graph
 from . import views as _views
 from .graph import AccumulateGrad, GradientEdge, OpNode, _graph_task, gradient_edge
@@ -99,6 +101,8 @@ def accumulate_grad(variable, grad) -> None:
     """
     if grad is None:
         return
+    if _sparse_coo.live and _sparse_involved(variable, grad):   # (only while COOs exist)
+        return _accumulate_sparse(variable, grad)
     with _accumulate_lock:
         old = getattr(variable, "_grad", None)
         if old is None:
@@ -113,6 +117,47 @@ def accumulate_grad(variable, grad) -> None:
                 _ops().add_(old, grad)
             if not _obeys_layout_contract(variable._grad._data, variable._data):
                 _warn_layout_contract(variable._grad._data, variable._data)
+    hooks = getattr(variable, "_post_accumulate_grad_hooks", None)
+    if hooks:
+        for hook in tuple(hooks.values()):
+            hook(variable)
+
+
+def _sparse_involved(variable, grad) -> bool:
+    old = variable._grad
+    return type(grad._data) is _COO or type(variable._data) is _COO or \
+        old is not None and type(old._data) is _COO
+
+
+def _accumulate_sparse(variable, grad) -> None:
+    """``accumulate_grad`` where a sparse tensor is involved (the leaf, its ``.grad`` or the
+    new gradient), as torch's AccumulateGrad: the first gradient is kept (a copy when
+    something else holds it); a sparse ``.grad`` plus a dense gradient is a new dense one;
+    otherwise the sum goes into ``.grad`` in place (joining two sparse gradients' addresses,
+    uncoalesced). With ``create_graph``, recorded sums out of place."""
+    with _accumulate_lock:
+        old = getattr(variable, "_grad", None)
+        if old is None:
+            data = grad._data
+            if _state.grad_enabled:
+                variable._grad = grad.clone()
+            elif type(data) is not _COO:   # a dense gradient of a sparse leaf: C order
+                variable._grad = grad if data.flags.c_contiguous and grad.grad_fn is None \
+                    and not grad._requires_grad else grad.detach().clone(
+                        memory_format=_tensor_module().contiguous_format)
+            elif data.indices.flags.c_contiguous and data.values.flags.c_contiguous:
+                # torch's shallow copy of a gradient it may take: the same addresses and
+                # values, not marked coalesced
+                variable._grad = _tensor_module()._wrap(
+                    _COO(data.indices, data.values, data.shape))
+            else:
+                variable._grad = grad.detach().clone()
+        elif _state.grad_enabled:
+            variable._grad = old + grad if type(old._data) is not _COO else grad + old
+        elif type(old._data) is _COO and type(grad._data) is not _COO:
+            variable._grad = grad + old
+        else:
+            _ops().add_(old, grad)
     hooks = getattr(variable, "_post_accumulate_grad_hooks", None)
     if hooks:
         for hook in tuple(hooks.values()):
@@ -606,7 +651,13 @@ def _add_to_buffer(buffers, fn, nr, g, owned=None):
 
 def _sum_into(old, g, slot, owned):
     """``old + g`` for a buffer slot: in place into a sum the engine made itself (only it can
-    see it), else a new tensor (recorded with ``create_graph``) that later sums go into."""
+    see it), else a new tensor (recorded with ``create_graph``) that later sums go into. Two
+    sparse gradients are joined (their addresses, uncoalesced: torch's in-place sparse sum);
+    a sparse and a dense one make a dense sum."""
+    if _sparse_coo.live and (type(old._data) is _COO or type(g._data) is _COO):
+        if type(old._data) is _COO and type(g._data) is _COO and not _state.grad_enabled:
+            return old.clone().add_(g)
+        return g + old if type(old._data) is _COO else old + g
     if owned is not None and slot in owned and old._data.shape == g._data.shape:
         old._data += g._data
         return old

@@ -598,6 +598,17 @@ def explain(name, args, kwargs, is_method, err, depth=2, binding=False):
     return TypeError(msg)
 
 
+def sparse_failure(name, args, kwargs, e):
+    """torch's dispatcher error for a function written for strided tensors that failed on a
+    sparse one (it reads an array a sparse tensor has not: Note [Sparse dispatch] in
+    sparse.py); None for any other failure."""
+    from . import _dispatch
+    if not _dispatch._sparse or isinstance(e, RuntimeError):
+        return None
+    from . import sparse
+    return sparse._could_not_run(name) if sparse.among(args, kwargs) else None
+
+
 def explaining(fn, name: str, is_method: bool = False):
     """`fn` behind one frame that words its failures as torch's parser would: for the public
     functions (and the Tensor methods installed as plain functions) that are Python functions
@@ -616,7 +627,8 @@ def explaining(fn, name: str, is_method: bool = False):
             try:
                 return fn(self, *args, **kwargs)
             except Exception as e:
-                err = explain(name, args, kwargs, True, e)
+                err = sparse_failure(name, (self,) + args, kwargs, e) or \
+                    explain(name, args, kwargs, True, e)
                 if err is None:
                     raise
                 raise err from None
@@ -635,8 +647,8 @@ def explaining(fn, name: str, is_method: bool = False):
                 found = () if depth else _overrides.asking(args, kwargs)
                 if found:
                     return _overrides.dispatch(entry, found, args, kwargs)
-                err = explain(name, args, kwargs, False, e,
-                              binding=e.__traceback__.tb_next is None)
+                err = sparse_failure(name, args, kwargs, e) or \
+                    explain(name, args, kwargs, False, e, binding=e.__traceback__.tb_next is None)
                 if err is None:
                     raise
                 raise err from None

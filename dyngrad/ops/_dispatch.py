@@ -54,6 +54,7 @@ from ..autograd.anomaly_mode import _state as _anomaly
 from ..autograd import anomaly_mode as _anomaly_mode
 from .._layout import _dense, elementwise_strides
 from ..backends import numpy_backend as _npb
+from ..backends import sparse_coo as _sparse_coo
 from . import _record as _recording
 from ._record import _record, _record_one, _requires_grad
 from ._record import _NOT_SAVED, _edge, _saved_input, saved_inputs
@@ -67,6 +68,8 @@ _fw_state = _fwad._state   # Note [Forward AD in the dispatcher]
 _before_inplace_write = None   # set inside allow_mutation_on_saved_tensors (autograd/graph.py)
 _ndarray = _npb.ndarray
 _asarray = _npb.xp.asarray
+_COO = _sparse_coo.COO
+_sparse_coo.on_change = lambda on: set_sparse(on)
 _xp = _npb.xp
 _new = object.__new__
 
@@ -336,9 +339,12 @@ _flop_hook = None
 # True while tensors with a __torch_function__ of their own are alive (Note
 # [__torch_function__] in overrides.py): _intercepted then asks it
 _torch_function = False
-# True while the profiler records, autocast's hook is installed, a flop counter counts or
-# __torch_function__ is in use: call and _run then go through _intercepted. Off, it costs one
-# flag test per op.
+# True while sparse tensors exist (Note [Sparse dispatch] in sparse.py): _intercepted then
+# sends an op given one to its sparse kernel
+_sparse = False
+# True while the profiler records, autocast's hook is installed, a flop counter counts,
+# __torch_function__ is in use or sparse tensors exist: call and _run then go through
+# _intercepted. Off, it costs one flag test per op.
 _intercept = False
 # True while the fast paths step aside for the general path: while the profiler records, while
 # an inference_mode block is open in any thread, while a forward-AD level exists (Note [Open
@@ -370,10 +376,16 @@ def set_torch_function(on: bool) -> None:
     _update_fast_off()
 
 
+def set_sparse(on: bool) -> None:
+    global _sparse
+    _sparse = on
+    _update_fast_off()
+
+
 def _update_fast_off() -> None:
     global _fast_off, _intercept
     _intercept = _profiling or _autocast_hook is not None or _flop_hook is not None \
-        or _torch_function
+        or _torch_function or _sparse
     _fast_off = _intercept or _gm._open_inference_blocks > 0 or _fw_state.level >= 0
 
 
@@ -435,8 +447,9 @@ def _intercepted(spec, args, kwargs, inplace_target=None, inplace=False, method=
     """``_run`` while autocast's hook is installed (it casts the inputs of the ops on its list
     and runs them again: Note [Autocast] in amp/_policy.py), the profiler records or a flop
     counter counts (it sees each out-of-place op once, after it ran: Note [Counting FLOPs] in
-    utils/flop_counter.py), and while tensors with a __torch_function__ exist: an op given one
-    asks it (Note [__torch_function__] in overrides.py)."""
+    utils/flop_counter.py), while tensors with a __torch_function__ exist: an op given one
+    asks it (Note [__torch_function__] in overrides.py), and while sparse tensors exist: an op
+    given one runs its sparse kernel (Note [Sparse dispatch] in sparse.py)."""
     if _torch_function and _overrides._is_torch_function_enabled():
         overloaded = _overrides.overloaded_among(args, kwargs)
         if overloaded:
@@ -447,11 +460,16 @@ def _intercepted(spec, args, kwargs, inplace_target=None, inplace=False, method=
         result = hook(spec, args, kwargs)
         if result is not _amp_pass:
             return result
+    run = _run_general
+    if _sparse:   # an op given a sparse tensor runs its sparse kernel (Note [Sparse dispatch])
+        from . import sparse
+        if sparse.among(args, kwargs):
+            run = sparse.run
     if _profiling:
         from ..autograd.profiler import record_op
-        out = record_op(spec, _run_general, args, kwargs, inplace_target, inplace)
+        out = record_op(spec, run, args, kwargs, inplace_target, inplace)
     else:
-        out = _run_general(spec, args, kwargs, inplace_target, inplace)
+        out = run(spec, args, kwargs, inplace_target, inplace)
     if _flop_hook is not None and not inplace:
         _flop_hook(spec, args, kwargs, out)
     return out
@@ -1153,6 +1171,8 @@ def _out_position(spec) -> int:
 
 def _as_array(result):
     if type(result) is not _ndarray:
+        if type(result) is _COO:   # a sparse op's result (Note [Sparse dispatch] in sparse.py)
+            return result
         return _asarray(result)
     if not result.size and result.ndim and 0 in result.strides:
         return _dense_empty(result)

@@ -729,6 +729,7 @@ SIGNATURES = {
                       "SymInt? end=None, SymInt step=1)",),
     "slogdet": ("slogdet(Tensor input, *, Tensor[2] out=None)",),
     "sparse_dim": ("sparse_dim()|method",),
+    "sparse_mask": ("sparse_mask(Tensor mask)|method",),
     "split_copy": ("split_copy(Tensor input, SymInt split_size, int dim=0, *, "
                    "Tensor[] out=None)",),
     "sqrt_": ("sqrt_(Tensor input)",),

@@ -13,6 +13,7 @@ import numbers
 from .. import _dtypes as D
 from .._device import device as _device
 from .._formats import memory_format as _memory_format
+from ..backends.sparse_coo import COO as _COO
 from .._promotion import Promote
 from .._utils import broadcast_shapes, shape_str
 from ..backends import numpy_backend as _npb
@@ -168,7 +169,7 @@ def type_(self, dtype=None, non_blocking=False, *, memory_format=None):
     `dtype` (a dtype, a legacy type such as ``torch.LongTensor``, or its name); returns
     ``self`` if it already has that type. ``torch.Tensor`` names the default dtype."""
     if dtype is None:
-        return f"torch.{self.dtype._legacy}Tensor"
+        return f"torch.{'sparse.' if self.is_sparse else ''}{self.dtype._legacy}Tensor"
     if isinstance(dtype, str):
         if dtype.startswith("torch.cuda.") and dtype[len("torch.cuda."):] in \
                 {k[len("torch."):] for k in _TYPE_NAMES}:
@@ -372,6 +373,8 @@ zero.jvp(AUTO_LINEAR)
 
 def zero_(self):
     """Fill with zeros in place."""
+    if type(self._data) is _COO:   # (no element specified any more: ops/sparse.py)
+        return zero.call_inplace(self)
     zero.call_inplace(_writable_alias(self))
     return self
 

@@ -42,6 +42,7 @@ from .._promotion import scalar_dtype
 from .._utils import contiguous_strides, shape_str
 from ..autograd.grad_mode import _state as _grad_state
 from ..backends import numpy_backend as _npb
+from ..backends.sparse_coo import COO as _COO
 from . import _dispatch
 
 xp = _npb.xp
@@ -746,6 +747,9 @@ def _like(fname, input, dtype, fill, requires_grad, memory_format, device, pin_m
     check_tensor_arg(fname, input)
     check_pin_memory(pin_memory)
     src = input._data
+    if type(src) is _COO:
+        from .sparse import sparse_like
+        return sparse_like(input, dtype, fill, requires_grad)
     np_dtype = src.dtype if dtype is None else dtype_arg(dtype, fname).np
     if src.flags.c_contiguous and src.size and fill in _NEW and memory_format is None \
             and device is None and (src.ndim < 2 or 1 not in src.shape):

@@ -44,6 +44,10 @@ def embedding(xp, weight, indices, padding_idx=-1, scale_grad_by_freq=False, spa
 @embedding.backward
 def _(ctx, grad):
     indices, = ctx.saved_tensors
+    if ctx.sparse:
+        from .sparse import embedding_sparse_backward
+        return embedding_sparse_backward(grad, indices, ctx.weight_shape[0], ctx.padding_idx,
+                                         ctx.scale_grad_by_freq)
     return embedding_dense_backward(grad, indices, ctx.weight_shape[0], ctx.padding_idx,
                                     ctx.scale_grad_by_freq)
 
@@ -113,8 +117,7 @@ def embedding_renorm_(weight, indices, max_norm, norm_type):
 
 def embedding_functional(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
                          scale_grad_by_freq=False, sparse=False):
-    """nn.functional.embedding. ``sparse=True`` still gives a dense gradient (dyngrad has no
-    sparse tensors)."""
+    """nn.functional.embedding. ``sparse=True`` gives ``weight`` a sparse COO gradient."""
     if padding_idx is not None:
         n = weight.size(0)
         if padding_idx > 0:

@@ -181,7 +181,10 @@ def _gather(xp, self, index, dim, sparse_grad=False):
 @_gather.backward
 def _(ctx, grad):
     self, index = ctx.saved_tensors
-    # torch's gather_backward: zeros of self's shape, scatter_add'ed (sparse_grad is ignored)
+    if ctx.sparse_grad:   # a sparse gradient: each element of grad at its source's address
+        from .sparse import gather_sparse_backward
+        return gather_sparse_backward(self.shape, ctx.dim, index, grad)
+    # torch's gather_backward: zeros of self's shape, scatter_add'ed
     return _scatter_add(grad.new_zeros(self.shape), index, grad, ctx.dim)
 
 
@@ -189,10 +192,8 @@ _gather.jvp(AUTO_LINEAR)
 
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
-    """The entries of ``input`` named by ``index`` along ``dim`` (a result of index's shape).
-
-    Differences from torch: ``sparse_grad=True`` gives a dense gradient (no sparse tensors).
-    """
+    """The entries of ``input`` named by ``index`` along ``dim`` (a result of index's shape);
+    with ``sparse_grad=True`` the gradient w.r.t. ``input`` is a sparse COO tensor."""
     tensor_arg("gather", "input", input, 1)
     tensor_arg("gather", "index", index, 3)
     return _gather_call(input, dim, index, sparse_grad, out)

@@ -2,7 +2,7 @@
 Martinsson and Tropp, 2009, algorithms 4.4 and 5.1), built from dyngrad ops step for step as
 torch/_lowrank.py builds them, so that with the same seed (dyngrad's ``randn`` draws torch's
 numbers) they return torch's values, and their gradients flow through the ops they use.
-Sparse inputs are not supported (dyngrad has no sparse tensors)."""
+Sparse inputs are not supported."""
 from __future__ import annotations
 
 from ._registry import FUNCTIONS

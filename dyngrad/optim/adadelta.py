@@ -29,6 +29,8 @@ class Adadelta(Optimizer):
         maximize (bool): maximize the objective (default: False).
     """
 
+    _dense_only = "Adadelta"
+
     def __init__(self, params, lr: float | Tensor = 1.0, rho: float = 0.9, eps: float = 1e-6,
                  weight_decay: float = 0, foreach: bool | None = None, *,
                  capturable: bool = False, maximize: bool = False,

@@ -7,7 +7,7 @@ from ..autograd.grad_mode import no_grad
 from ..ops import FUNCTIONS
 from ..ops.creation import zeros_like
 from ..ops.tensor_new import tensor
-from .optimizer import Optimizer, _get_scalar_dtype, _squeeze_scalar
+from .optimizer import Optimizer, _get_scalar_dtype, _squeeze_scalar, refuse_sparse
 
 __all__ = ["Adafactor", "adafactor"]
 
@@ -70,6 +70,7 @@ class Adafactor(Optimizer):
                 continue
             if p.is_complex():
                 raise RuntimeError("Adafactor does not support complex parameters")
+            refuse_sparse("Adafactor", (p.grad,))
             params.append(p)
             grads.append(p.grad)
             state = self.state[p]

@@ -24,7 +24,8 @@ class Adagrad(Optimizer):
         foreach, differentiable, fused: accepted as in torch (one loop in dyngrad).
         maximize (bool): maximize the objective (default: False).
 
-    Differences from torch: no sparse gradients (dyngrad has no sparse tensors).
+    A sparse gradient (``nn.Embedding(sparse=True)``) updates only the rows it holds, as torch's
+    sparse branch does (no ``weight_decay`` then).
     """
 
     def __init__(self, params, lr: float | Tensor = 1e-2, lr_decay: float = 0,
@@ -107,8 +108,23 @@ def adagrad(params: list[Tensor], grads: list[Tensor], state_sums: list[Tensor],
         step = _get_value(step_t)
         grad = grad if not maximize else -grad
         if weight_decay != 0:
+            if grad.is_sparse:
+                raise RuntimeError("weight_decay option is not compatible with sparse gradients")
             grad = grad.add(param, alpha=weight_decay)
         clr = lr / (1 + (step - 1) * lr_decay)
+        if grad.is_sparse:   # only the rows the gradient holds (its values, coalesced)
+            grad = grad.coalesce()
+            indices, values = grad._indices(), grad._values()
+            state_sum.add_(_same_addresses(grad, indices, values.pow(2)))
+            std = state_sum.sparse_mask(grad)._values().sqrt_().add_(eps)
+            param.add_(_same_addresses(grad, indices, values / std), alpha=-clr)
+            continue
         state_sum.addcmul_(grad, grad, value=1)
         std = state_sum.sqrt().add_(eps)
         param.addcdiv_(grad, std, value=-clr)
+
+
+def _same_addresses(grad, indices, values):
+    """A sparse tensor of `values` at `grad`'s addresses."""
+    from ..ops.sparse import sparse_coo_tensor
+    return sparse_coo_tensor(indices, values, grad.shape)

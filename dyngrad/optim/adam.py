@@ -4,7 +4,7 @@ from __future__ import annotations
 from .._tensor import Tensor
 from ..ops import FUNCTIONS
 from ..ops.creation import zeros_like
-from .optimizer import (Optimizer, _check_capturable, _check_fused_flags, _get_value,
+from .optimizer import (Optimizer, refuse_sparse, _check_capturable, _check_fused_flags, _get_value,
                         _new_step, _squeeze_scalar, _steps_to_tensors, _to_scalar,
                         _use_grad_for_differentiable)
 
@@ -92,6 +92,7 @@ class Adam(Optimizer):
             if p.grad is None:
                 continue
             params.append(p)
+            refuse_sparse("Adam", (p.grad,), ", please consider SparseAdam instead")
             grads.append(p.grad)
             state = self.state[p]
             if len(state) == 0:

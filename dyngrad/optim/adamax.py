@@ -27,6 +27,8 @@ class Adamax(Optimizer):
         maximize (bool): maximize the objective (default: False).
     """
 
+    _dense_only = "Adamax"
+
     def __init__(self, params, lr: float | Tensor = 2e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False,

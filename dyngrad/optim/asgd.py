@@ -33,6 +33,8 @@ class ASGD(Optimizer):
         maximize (bool): maximize the objective (default: False).
     """
 
+    _dense_only = "ASGD"
+
     def __init__(self, params, lr: float | Tensor = 1e-2, lambd: float = 1e-4,
                  alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
                  foreach: bool | None = None, maximize: bool = False,

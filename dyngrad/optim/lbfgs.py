@@ -151,7 +151,7 @@ class LBFGS(Optimizer):
         history_size (int): number of past updates kept (default: 100).
         line_search_fn (str): ``"strong_wolfe"`` or None (default: None).
 
-    Differences from torch: no complex or sparse parameters.
+    Differences from torch: no complex parameters.
     """
 
     def __init__(self, params, lr: float | Tensor = 1, max_iter: int = 20,
@@ -184,7 +184,8 @@ class LBFGS(Optimizer):
             if p.grad is None:
                 views.append(p.new(p.numel()).zero_())
             else:
-                views.append(p.grad.view(-1))
+                views.append(p.grad.to_dense().view(-1) if p.grad.is_sparse
+                             else p.grad.view(-1))
         return cat(views, 0)
 
     def _add_grad(self, step_size, update: Tensor) -> None:

@@ -31,6 +31,8 @@ class NAdam(Optimizer):
     (float32 by default), as torch keeps it, so it rounds exactly as torch's does.
     """
 
+    _dense_only = "NAdam"
+
     def __init__(self, params, lr: float | Tensor = 2e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, momentum_decay: float = 4e-3,
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None,

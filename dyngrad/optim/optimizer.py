@@ -19,9 +19,11 @@ Differences from torch: the ``foreach`` and ``fused`` flags are accepted and sto
 optimizer runs one loop over its parameters (torch's single-tensor code path, which is what
 torch itself runs on the CPU unless asked otherwise); the values agree, but torch's fused
 kernels leave the parameters' version counters alone where dyngrad's in-place ops bump them.
-``capturable=True`` raises at ``step()``, as torch does on the CPU.  There are no sparse or
-complex parameters.  ``differentiable=True`` runs ``step()`` with grad mode on, as torch, with
-the same update formulas (not torch's extra clones for that mode).
+``capturable=True`` raises at ``step()``, as torch does on the CPU.  Sparse gradients
+(``nn.Embedding(sparse=True)``) are taken by SGD, Adagrad, SparseAdam and LBFGS and refused by
+the others with torch's words (``refuse_sparse``); there are no complex parameters.
+``differentiable=True`` runs ``step()`` with grad mode on, as torch, with the same update
+formulas (not torch's extra clones for that mode).
 """
 from __future__ import annotations
 
@@ -339,11 +341,16 @@ class Optimizer:
         """Update the parameters once (each optimizer implements it)."""
         raise NotImplementedError
 
+    # the name in "<name> does not support sparse gradients" (_gather's check), for the
+    # optimizers torch writes for dense gradients only
+    _dense_only = None
+
     def _gather(self, group, init, keys):
         """The group's parameters that have a gradient, their gradients, and one list per state
         name in ``keys``. ``init(p)`` gives a new parameter's state (a dict, in torch's key
         order, which ``state_dict`` keeps)."""
         params = [p for p in group["params"] if p.grad is not None]
+        refuse_sparse(type(self)._dense_only, [p.grad for p in params])
         for p in params:
             state = self.state[p]
             if len(state) == 0:
@@ -513,3 +520,13 @@ def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
     handle = RemovableHandle(_global_optimizer_post_hooks)
     _global_optimizer_post_hooks[handle.id] = hook
     return handle
+
+
+def refuse_sparse(name, grads, hint="") -> None:
+    """torch's refusal of a sparse gradient by an optimizer written for dense ones (`name`:
+    ``"RMSprop"``; None: no refusal)."""
+    if name is None:
+        return
+    for g in grads:
+        if g.is_sparse:
+            raise RuntimeError(f"{name} does not support sparse gradients{hint}")

@@ -27,6 +27,8 @@ class RAdam(Optimizer):
         maximize (bool): maximize the objective (default: False).
     """
 
+    _dense_only = "RAdam"
+
     def __init__(self, params, lr: float | Tensor = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,

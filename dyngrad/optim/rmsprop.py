@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from ..ops.creation import zeros_like
-from .optimizer import (Optimizer, _check_capturable, _new_step, _steps_to_tensors,
+from .optimizer import (Optimizer, refuse_sparse, _check_capturable, _new_step, _steps_to_tensors,
                         _to_scalar, _use_grad_for_differentiable)
 
 __all__ = ["RMSprop", "rmsprop"]
@@ -70,6 +70,7 @@ class RMSprop(Optimizer):
                 if p.grad is None:
                     continue
                 params.append(p)
+                refuse_sparse("RMSprop", (p.grad,))
                 grads.append(p.grad)
                 state = self.state[p]
                 if len(state) == 0:

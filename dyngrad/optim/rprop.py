@@ -27,6 +27,8 @@ class Rprop(Optimizer):
         maximize (bool): maximize the objective (default: False).
     """
 
+    _dense_only = "Rprop"
+
     def __init__(self, params, lr: float | Tensor = 1e-2, etas=(0.5, 1.2),
                  step_sizes=(1e-6, 50), *, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False,

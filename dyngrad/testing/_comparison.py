@@ -4,7 +4,7 @@ The inputs are paired up by walking nested sequences and mappings; each leaf pai
 the first comparer that accepts it (None, booleans, numbers, tensor-likes), the same order torch
 uses, so the same inputs fail with the same exception type and message.
 
-Differences from torch: no sparse, quantized, meta or DTensor inputs (dyngrad has none).
+Differences from torch: no sparse CSR, quantized, meta or DTensor inputs (dyngrad has none).
 """
 from __future__ import annotations
 
@@ -228,8 +228,26 @@ def _tensor_pair(actual, expected, id, opts):
         if x.dtype != y.dtype:
             common = T.promote_types(x.dtype, y.dtype)
             x, y = x.to(common), y.to(common)
+        if x.is_sparse and y.is_sparse:
+            _compare_sparse(x, y, rtol, atol, opts["equal_nan"], id)
+            return
         compare_values(x, y, rtol=rtol, atol=atol, equal_nan=opts["equal_nan"], id=id)
     return compare
+
+
+def _compare_sparse(x, y, rtol, atol, equal_nan, id):
+    """Two sparse COO tensors as they are stored (not coalesced, as torch's): as many sparse
+    dims and elements, the same addresses and close values (torch's order of checks and
+    words)."""
+    for what, a, b in (("sparse dimensions", x.sparse_dim(), y.sparse_dim()),
+                       ("specified values", x._nnz(), y._nnz())):
+        if a != b:
+            raise ErrorMeta(AssertionError, f"The number of {what} in sparse COO tensors does "
+                                            f"not match: {a} != {b}", id=id)
+    compare_values(x._indices(), y._indices(), rtol=0, atol=0, equal_nan=False, id=id,
+                   identifier="Sparse COO indices")
+    compare_values(x._values(), y._values(), rtol=rtol, atol=atol, equal_nan=equal_nan, id=id,
+                   identifier="Sparse COO values")
 
 
 def compare_values(actual, expected, *, rtol, atol, equal_nan, id=(), identifier: Msg = None):

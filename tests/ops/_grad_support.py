@@ -111,6 +111,9 @@ def as_tensors(arrays, lib, requires_grad=False):
 
 
 def to_numpy(t) -> np.ndarray:
+    """A tensor's values (a sparse tensor's dense form)."""
+    if t.is_sparse:
+        t = t.detach().to_dense()
     if isinstance(t, torch.Tensor):
         return t.detach().numpy().copy()
     return np.array(t._data, copy=True)

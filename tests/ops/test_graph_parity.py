@@ -116,6 +116,7 @@ def _same_value(value, tvalue, at):
     if isinstance(tvalue, torch.Tensor):
         if isinstance(value, dyngrad.Tensor):
             assert tuple(value.shape) == tuple(tvalue.shape), f"{at}: shape differs"
+            assert str(value.layout) == str(tvalue.layout), f"{at}: layout differs"
             ours = to_numpy(value)
         else:   # a Python number where torch wrapped it as a 0-dim tensor
             assert tvalue.dim() == 0, f"{at}: {value!r}, torch a tensor of shape {tvalue.shape}"

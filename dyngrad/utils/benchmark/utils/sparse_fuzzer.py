@@ -1,7 +1,7 @@
 """``FuzzedSparseTensor``: torch's sparse COO counterpart of ``FuzzedTensor``.
 
-dyngrad has no sparse tensors, so the class can be declared in a Fuzzer (and its constraints
-checked) but building a tensor raises NotImplementedError.
+The class can be declared in a Fuzzer (and its constraints checked), but building a tensor
+raises NotImplementedError: the draws that make torch's are not written here yet.
 """
 from typing import Optional, Tuple, Union
 
@@ -13,7 +13,7 @@ __all__ = ["FuzzedSparseTensor"]
 
 class FuzzedSparseTensor(FuzzedTensor):
     """Sparse COO tensors with fuzzed ``sparse_dim``, ``nnz``/``density`` and ``coalesced``
-    parameters (names of parameters). Not buildable in dyngrad (no sparse layout)."""
+    parameters (names of parameters). Not buildable in dyngrad yet."""
 
     def __init__(self, name: str, size: Tuple[Union[str, int], ...],
                  min_elements: Optional[int] = None, max_elements: Optional[int] = None,
@@ -30,7 +30,7 @@ class FuzzedSparseTensor(FuzzedTensor):
     @staticmethod
     def sparse_tensor_constructor(size, dtype, sparse_dim, nnz, is_coalesced):
         raise NotImplementedError(
-            "FuzzedSparseTensor: dyngrad has no sparse (COO) tensors to build.")
+            "FuzzedSparseTensor: dyngrad does not draw sparse (COO) tensors yet.")
 
     def _make_tensor(self, params, state):
         size, _, _ = self._get_size_and_steps(params)
