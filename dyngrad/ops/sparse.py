@@ -229,20 +229,35 @@ def _mul(self, other):
     if _scalar(other):
         return self.with_values(self.values * other)
     if type(other) is COO:   # the product where both hold an address
+        if self.shape != other.shape or self.sparse_dim != other.sparse_dim:
+            raise RuntimeError("sparse_binary_op_intersection_cpu(): expects sparse inputs with "
+                               "equal dimensionality, number of sparse dimensions, and shape "
+                               "of sparse dimensions")
         a, b = _coo.coalesce(self), _coo.coalesce(other)
         la = _coo.linear_index(a.indices, a.shape)
         lb = _coo.linear_index(b.indices, b.shape)
         common, ia, ib = _xp.intersect1d(la, lb, assume_unique=True, return_indices=True)
         return COO(a.indices[:, ia], a.values[ia] * b.values[ib], a.shape, True)
-    if tuple(other.shape) != self.shape:
-        raise RuntimeError("mul(sparse, dense) of different shapes is not supported")
+    try:   # (the dense operand broadcast to the sparse one's shape)
+        other = _xp.broadcast_to(other, self.shape)
+    except ValueError:
+        raise RuntimeError(_broadcast_message(other.shape, self.shape)) from None
     return self.with_values(self.values * other[tuple(self.indices)])
+
+
+def _broadcast_message(a, b):
+    """torch's words for shapes `a` and `b` that do not broadcast."""
+    for k in range(1, min(len(a), len(b)) + 1):
+        if a[-k] != b[-k] and 1 not in (a[-k], b[-k]):
+            return (f"The size of tensor a ({a[-k]}) must match the size of tensor b ({b[-k]}) "
+                    f"at non-singleton dimension {max(len(a), len(b)) - k}")
+    return f"shapes {list(a)} and {list(b)} do not broadcast"
 
 
 @kernel("mul.Tensor", inplace=True)
 def _mul_(self, other):
-    if type(self) is not COO:
-        raise RuntimeError("mul_(dense, sparse) is not supported")
+    if type(self) is not COO:   # a dense target keeps the product where `other` holds one
+        return _coo.to_dense(_mul(other, self))
     return _mul(self, other)
 
 
@@ -277,7 +292,8 @@ for _name in ("sqrt", "tanh", "sin", "abs", "relu", "sinh", "tan", "asin", "atan
 @kernel("pow.Tensor_Scalar")
 def _pow(self, exponent):
     if exponent == 0:
-        raise RuntimeError("pow: cannot raise a sparse tensor to the power 0 (the result is dense)")
+        raise RuntimeError("pow: cannot raise to zeroth power on sparse tensor; it would make the "
+                           "result tensor dense")
     from ._registry import OPS
     c = _coo.coalesce(self)
     return c.with_values(OPS["pow.Tensor_Scalar"].kernel(_xp, c.values, exponent), True)
@@ -290,9 +306,25 @@ def _sum(self, dtype=None):
 
 @kernel("sum.dim_IntList")
 def _sum_dims(self, dim, keepdim=False, dtype=None):
-    if keepdim:
-        raise RuntimeError("sum: keepdim is not supported for sparse tensors")
-    return _sparse_sum.kernel(_xp, self, dim, dtype)
+    out = _sparse_sum.kernel(_xp, self, dim, dtype)
+    if keepdim:   # (torch unsqueezes the sum where it summed)
+        for d in sorted({canonical_dim(d, self.ndim) for d in ([dim] if type(dim) is int
+                                                                else dim)}):
+            out = _unsqueeze(out, d) if type(out) is COO else _xp.expand_dims(out, d)
+    return out
+
+
+@kernel("unsqueeze")
+def _unsqueeze(self, dim):
+    """A dim of size 1 at `dim`: a sparse one (addresses 0) up to the sparse dims' end, else a
+    dense one of the values."""
+    d = canonical_dim(dim, self.ndim + 1)
+    shape = self.shape[:d] + (1,) + self.shape[d:]
+    if d <= self.sparse_dim:
+        indices = _xp.insert(self.indices, d, 0, axis=0)
+        return COO(indices, self.values, shape, False)
+    return COO(self.indices, _xp.expand_dims(self.values, d - self.sparse_dim + 1), shape,
+               self.coalesced)
 
 
 @kernel("permute")
