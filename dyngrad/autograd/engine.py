@@ -101,11 +101,11 @@ def accumulate_grad(variable, grad) -> None:
     """
     if grad is None:
         return
-    if _sparse_coo.live and _sparse_involved(variable, grad):   # (only while COOs exist)
-        return _accumulate_sparse(variable, grad)
     with _accumulate_lock:
         old = getattr(variable, "_grad", None)
-        if old is None:
+        if _sparse_coo.live and _sparse_involved(variable, grad, old):   # (while COOs exist)
+            _accumulate_sparse(variable, grad, old)
+        elif old is None:
             if _state.grad_enabled:
                 variable._grad = _recorded_copy(variable, grad)
             else:
@@ -123,45 +123,37 @@ def accumulate_grad(variable, grad) -> None:
             hook(variable)
 
 
-def _sparse_involved(variable, grad) -> bool:
-    old = variable._grad
+def _sparse_involved(variable, grad, old) -> bool:
     return type(grad._data) is _COO or type(variable._data) is _COO or \
         old is not None and type(old._data) is _COO
 
 
-def _accumulate_sparse(variable, grad) -> None:
-    """``accumulate_grad`` where a sparse tensor is involved (the leaf, its ``.grad`` or the
-    new gradient), as torch's AccumulateGrad: the first gradient is kept (a copy when
+def _accumulate_sparse(variable, grad, old) -> None:
+    """``accumulate_grad`` where a sparse tensor is involved (the leaf, its ``.grad`` `old` or
+    the new gradient), as torch's AccumulateGrad: the first gradient is kept (a copy when
     something else holds it); a sparse ``.grad`` plus a dense gradient is a new dense one;
-    otherwise the sum goes into ``.grad`` in place (joining two sparse gradients' addresses,
-    uncoalesced). With ``create_graph``, recorded sums out of place."""
-    with _accumulate_lock:
-        old = getattr(variable, "_grad", None)
-        if old is None:
-            data = grad._data
-            if _state.grad_enabled:
-                variable._grad = grad.clone()
-            elif type(data) is not _COO:   # a dense gradient of a sparse leaf: C order
-                variable._grad = grad if data.flags.c_contiguous and grad.grad_fn is None \
-                    and not grad._requires_grad else grad.detach().clone(
-                        memory_format=_tensor_module().contiguous_format)
-            elif data.indices.flags.c_contiguous and data.values.flags.c_contiguous:
-                # torch's shallow copy of a gradient it may take: the same addresses and
-                # values, not marked coalesced
-                variable._grad = _tensor_module()._wrap(
-                    _COO(data.indices, data.values, data.shape))
-            else:
-                variable._grad = grad.detach().clone()
-        elif _state.grad_enabled:
-            variable._grad = old + grad if type(old._data) is not _COO else grad + old
-        elif type(old._data) is _COO and type(grad._data) is not _COO:
-            variable._grad = grad + old
+    otherwise the sum goes into ``.grad`` in place (by the sparse ``+``'s rule). With
+    ``create_graph``, recorded sums out of place."""
+    if old is None:
+        data = grad._data
+        if _state.grad_enabled:
+            variable._grad = grad.clone()
+        elif type(data) is not _COO:   # a dense gradient of a sparse leaf: C order
+            variable._grad = grad if data.flags.c_contiguous and grad.grad_fn is None \
+                and not grad._requires_grad else grad.detach().clone(
+                    memory_format=_tensor_module().contiguous_format)
+        elif data.indices.flags.c_contiguous and data.values.flags.c_contiguous:
+            # torch's shallow copy of a gradient it may take: the same addresses and values,
+            # not marked coalesced
+            variable._grad = _tensor_module()._wrap(_COO(data.indices, data.values, data.shape))
         else:
-            _ops().add_(old, grad)
-    hooks = getattr(variable, "_post_accumulate_grad_hooks", None)
-    if hooks:
-        for hook in tuple(hooks.values()):
-            hook(variable)
+            variable._grad = grad.detach().clone()
+    elif _state.grad_enabled:
+        variable._grad = old + grad if type(old._data) is not _COO else grad + old
+    elif type(old._data) is _COO and type(grad._data) is not _COO:
+        variable._grad = grad + old
+    else:
+        _ops().add_(old, grad)
 
 
 def _obeys_layout_contract(g, v) -> bool:

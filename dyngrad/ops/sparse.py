@@ -20,6 +20,8 @@ The ops made for sparse tensors (``to_dense``, ``coalesce``, ``values``, ``torch
 """
 from __future__ import annotations
 
+import contextlib
+
 from .. import _dtypes as D
 from .._promotion import Promote
 from .._utils import canonical_dim
@@ -29,6 +31,7 @@ from ..backends import numpy_backend as _npb
 from ..backends import sparse_coo as _coo
 from . import _dispatch
 from ._registry import defop
+from .activation import _unlisted
 
 COO = _coo.COO
 _Tensor = None     # dyngrad.Tensor, bound on first use
@@ -705,16 +708,10 @@ def _(ctx, grad):
     return wrap(_xp.ascontiguousarray(dense[index] if index else dense[None]))
 
 
-def _unlisted(*specs):
-    """Keep the backward-only primitives out of ``OPS``, the table the op database must reach
-    with forward samples (tests/opinfo/sparse.py reaches them through the gradient tests)."""
-    from ._registry import OPS
-    for spec in specs:
-        if OPS.get(spec.name) is spec:
-            del OPS[spec.name]
-
-
-_unlisted(_sparse_sum_backward, _sparse_mask_projection)
+# (the backward-only primitives stay out of OPS, the table the op database must reach with
+# forward samples: tests/opinfo/sparse.py reaches them through the gradient tests)
+_unlisted(_sparse_sum_backward)
+_unlisted(_sparse_mask_projection)
 _native(_sparse_mask_projection, _to_dense, sparse_mask_op, coalesce_op, _values_op, _to_sparse,
         _to_sparse_dim, _sparse_addmm, _sparse_sum, _sparse_sum_backward, _from_values)
 
@@ -770,19 +767,11 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
                 bad = row.min() if row.min() < 0 else row.max()
                 raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is "
                                    f"{size[d]} but found index {bad}")
-    with _gm.no_grad() if requires_grad else _nullcontext():
+    with _gm.no_grad() if requires_grad else contextlib.nullcontext():
         out = _from_values(wrap(idx), values, size, bool(is_coalesced) or nnz <= 1)
     if requires_grad:
         out.requires_grad_()
     return out
-
-
-class _nullcontext:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def rebuild_sparse(indices, values, size, coalesced, requires_grad=False):
