@@ -183,6 +183,11 @@ OPS = {
     "sparse_addmm": lambda L: L.sparse.addmm(L.ones(2, 2), _s(L), L.ones(3, 2), beta=2.,
                                              alpha=.5),
     "addmm": lambda L: L.addmm(L.ones(2, 2), _s(L), L.ones(3, 2)),
+    **{f"sparse_addmm_int_{beta}_{alpha}": (lambda beta, alpha: lambda L: L.sparse.addmm(
+        L.ones(3, 2, dtype=L.int16), L.ones(3, 4, dtype=L.int16).to_sparse(),
+        L.ones(4, 2, dtype=L.int16), beta=beta, alpha=alpha))(beta, alpha)
+       for beta, alpha in [(0.0, -1.0), (2.0, 3.0), (2, 3.0), (1, 2.5), (0.0, 0.5), (1.0, 2),
+                           (300, 1)]},
     "clone": lambda L: (_dup(L).clone(), _s(L).coalesce().clone()),
     "neg_bool": lambda L: -L.sparse_coo_tensor([[0]], [True], (2,)),
     "mul_int_by_float": lambda L: L.sparse_coo_tensor([[0]], [2], (2,)) * 1.5,

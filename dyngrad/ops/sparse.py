@@ -575,7 +575,7 @@ def _sparse_addmm(xp, self, mat1, mat2, beta=1, alpha=1, _mat2_strides=None):
     (``_mat2_strides``: what the node shows as ``_saved_mat2_sym_strides``.)"""
     _check_mm(mat1, mat2)
     if mat1.dtype.kind in "iu":   # (the coefficients in the integer type, as torch takes them)
-        beta, alpha = (_integer_coefficient(c, mat1.dtype) for c in (beta, alpha))
+        beta, alpha = _integer_coefficients(beta, alpha, mat1.dtype)
     prod = _mm(mat1, mat2)
     out = prod * alpha if alpha != 1 else prod
     out = out if beta == 0 else out + (self * beta if beta != 1 else self)
@@ -588,23 +588,16 @@ _sparse_addmm.node_cls._saved_mat2_sym_strides = _argument_property(_sparse_addm
 _to_sparse.node_cls._saved_self_self_sym_blocksize_opt = property(lambda ctx: None)
 _to_sparse_dim.node_cls._saved_self_self_sym_blocksize_opt = property(lambda ctx: None)
 
-_C_INTS = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-           "int64": "int64_t"}
-
-
-def _integer_coefficient(c, dtype):
-    """A Python number as torch's sparse addmm takes it for an integer `dtype`: refused when
-    fractional or out of the type's range."""
-    if type(c) is float:
-        if c != int(c):
-            raise RuntimeError("result type Double can't be cast to the desired output type "
-                               f"{D.from_np(dtype)._legacy}")
-        c = int(c)
-    info = _xp.iinfo(dtype)
-    if not info.min <= c <= info.max:
-        raise RuntimeError(f"value cannot be converted to type {_C_INTS[dtype.name]} without "
-                           "overflow")
-    return c
+def _integer_coefficients(beta, alpha, dtype):
+    """The coefficients as torch's sparse addmm takes them for an integer `dtype`: ``alpha``
+    converted to it (truncated; refused out of range); a float ``beta`` other than 0 or 1
+    refused, as the float product ``beta * self`` cannot be cast back."""
+    from .creation import checked_scalar
+    d = D.from_np(dtype)
+    if type(beta) is float and beta not in (0.0, 1.0):
+        raise RuntimeError(f"result type Double can't be cast to the desired output type "
+                           f"{d._legacy}")
+    return checked_scalar(beta, d), checked_scalar(alpha, d)
 
 
 @_sparse_addmm.backward
